@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The atomic operations the ring buffer protocol (ringbuf.h) is written in.
+ *
+ * The protocol distinguishes two kinds of shared words, as the LTTng
+ * scheme does:
+ *  - "local" words are modified only by the writers of one buffer
+ *    (write_count, commit counters, lost counters).  In the kernel these
+ *    writers all run on the buffer's CPU with preemption disabled, so a
+ *    local_t operation (no lock prefix) suffices and is NMI-safe.
+ *  - "shared" words are modified by writers and the reader, which may run
+ *    on another CPU (consumed, the sub-buffer table): SMP-safe always.
+ *
+ * In user space a thread can migrate between reading a CPU number and
+ * using that CPU's buffer, and several threads share one buffer, so the
+ * local operations are SMP-safe atomics too (S0 section 4.1, footnote 2).
+ * This file is the user-space mapping onto the GCC/clang __atomic builtins;
+ * the kernel module maps the same names onto local_t and cmpxchg.
+ */
+#ifndef TRACER_RINGBUF_ATOMIC_H
+#define TRACER_RINGBUF_ATOMIC_H
+
+#include <linux/types.h>
+
+static inline __u64 trb_read(const __u64 *p)
+{
+	return __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+
+/* Orders the reads after it after this read (pairs with trb_write_release). */
+static inline __u64 trb_read_acquire(const __u64 *p)
+{
+	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+
+static inline void trb_write(__u64 *p, __u64 v)
+{
+	__atomic_store_n(p, v, __ATOMIC_RELAXED);
+}
+
+/* Publishes every write before it together with this one. */
+static inline void trb_write_release(__u64 *p, __u64 v)
+{
+	__atomic_store_n(p, v, __ATOMIC_RELEASE);
+}
+
+/* Compare-and-swap on a local word; returns the value found. */
+static inline __u64 trb_local_cmpxchg(__u64 *p, __u64 old, __u64 new)
+{
+	__atomic_compare_exchange_n(p, &old, new, 0, __ATOMIC_SEQ_CST,
+				    __ATOMIC_SEQ_CST);
+	return old;
+}
+
+/* Adds to a local word after every earlier write; returns the sum. */
+static inline __u64 trb_local_add_return_release(__u64 *p, __u64 v)
+{
+	return __atomic_add_fetch(p, v, __ATOMIC_RELEASE);
+}
+
+static inline void trb_local_add(__u64 *p, __u64 v)
+{
+	__atomic_fetch_add(p, v, __ATOMIC_RELAXED);
+}
+
+/* Compare-and-swap on a shared word, a full barrier; returns the value found. */
+static inline __u64 trb_shared_cmpxchg(__u64 *p, __u64 old, __u64 new)
+{
+	__atomic_compare_exchange_n(p, &old, new, 0, __ATOMIC_SEQ_CST,
+				    __ATOMIC_SEQ_CST);
+	return old;
+}
+
+#endif /* TRACER_RINGBUF_ATOMIC_H */
