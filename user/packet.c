@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include "packet.h"
+
+const char *tr_packet_header_problem(const struct tr_packet_header *h,
+				     __u64 max_packet)
+{
+	if (h->magic != TR_PACKET_MAGIC)
+		return "bad packet magic";
+	if (h->layout_version != TR_LAYOUT_VERSION)
+		return "unknown layout version";
+	if (h->content_size % (8 * TR_RECORD_ALIGN) || h->packet_size % 8)
+		return "packet sizes are not whole aligned bytes";
+	if (h->content_size < 8 * sizeof(*h))
+		return "content smaller than the packet header";
+	if (h->content_size > h->packet_size)
+		return "content larger than the packet";
+	if (h->packet_size > 8 * max_packet)
+		return "packet larger than a sub-buffer";
+	if (h->timestamp_begin > h->timestamp_end)
+		return "packet ends before it begins";
+	if (h->events_discarded != h->lost_full + h->lost_wrap + h->lost_big)
+		return "discarded count is not the sum of its causes";
+	return 0;
+}
+
+void tr_packet_iter_init(struct tr_packet_iter *it, const void *packet)
+{
+	const struct tr_packet_header *h = packet;
+
+	it->packet = packet;
+	it->content = h->content_size / 8;
+	it->offset = sizeof(*h);
+	it->last_ts = h->timestamp_begin;
+}
+
+const struct tr_event_header *tr_packet_next(struct tr_packet_iter *it,
+					     const char **problem)
+{
+	const struct tr_packet_header *h = (const void *)it->packet;
+	const struct tr_event_header *e;
+	__u64 record;
+
+	*problem = 0;
+	if (it->offset == it->content)
+		return 0;
+	if (it->content - it->offset < sizeof(*e)) {
+		*problem = "record header runs past the content";
+		return 0;
+	}
+	e = (const void *)(it->packet + it->offset);
+	record = (sizeof(*e) + (__u64)e->size + TR_RECORD_ALIGN - 1) &
+		 ~(__u64)(TR_RECORD_ALIGN - 1);
+	if (record > it->content - it->offset) {
+		*problem = "record payload runs past the content";
+		return 0;
+	}
+	if (e->timestamp < it->last_ts || e->timestamp > h->timestamp_end) {
+		*problem = "record timestamp outside its packet or going back";
+		return 0;
+	}
+	it->offset += record;
+	it->last_ts = e->timestamp;
+	return e;
+}
