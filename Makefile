@@ -1,0 +1,54 @@
+# tracer: one entry point.  `make` builds what this machine can build;
+# `make check` runs the test suite; `make bench` runs the benchmarks.
+
+BUILD   ?= build
+CC      ?= gcc
+CFLAGS  ?= -O2 -g
+CFLAGS  += -std=gnu11 -Wall -Wextra -Werror -Iinclude -Iuser
+LDLIBS  += -lpthread
+
+LIB_SRCS := $(wildcard user/*.c)
+LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
+LIB      := $(BUILD)/libtracer.a
+HEADERS  := $(wildcard include/tracer/*.h user/*.h)
+
+TEST_SRCS := $(wildcard tests/ringbuf/*_test.c)
+TEST_BINS := $(TEST_SRCS:%.c=$(BUILD)/%)
+
+BENCH_BINS := $(BUILD)/bench/ringbuf_bench
+
+.PHONY: all check bench deps vmlinux clean
+all: $(LIB)
+
+$(BUILD)/%.o: %.c $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(LIB): $(LIB_OBJS)
+	$(AR) rcs $@ $^
+
+$(BUILD)/tests/%: tests/%.c $(LIB) $(HEADERS) tests/tap.h $(wildcard tests/*/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Itests -o $@ $< $(LIB) $(LDLIBS)
+
+$(BUILD)/bench/%: bench/%.c $(LIB) $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+
+# Installs missing Debian packages (a no-op when all are present).
+deps:
+	./setup --deps-only
+
+# Each test prints TAP; prove runs them all and prints the summary.
+check: deps $(TEST_BINS)
+	prove --exec '' --merge --verbose $(TEST_BINS) $(wildcard tests/run-*.t)
+
+bench: $(BENCH_BINS)
+	$(BUILD)/bench/ringbuf_bench $(BENCH_ARGS)
+
+# Regenerate the committed CO-RE header from the running kernel's BTF.
+vmlinux:
+	bpftool btf dump file /sys/kernel/btf/vmlinux format c > vmlinux/x86/vmlinux.h
+
+clean:
+	rm -rf $(BUILD)
