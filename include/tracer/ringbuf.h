@@ -76,8 +76,10 @@
  *     packet.
  *
  * Memory ordering: record bytes and header fields are written before the
- * release add to cc; delivery's writes are published by the release store
- * of cc_sb; the reader loads cc_sb with acquire before reading.  The
+ * add to cc, which releases them and acquires those of earlier adds, so
+ * the delivering committer holds them all; the release store of cc_sb
+ * publishes them with delivery's own writes; the reader loads cc_sb with
+ * acquire before reading.  The
  * reader finishes reading before its put (a full-barrier CAS on consumed)
  * and writers load consumed and sbid before writing.
  */
@@ -371,7 +373,7 @@ static inline void trb_commit_bytes(const struct trb_buf *b, __u64 pos,
 				    __u64 bytes)
 {
 	__u32 idx = trb_sb_index(b, pos);
-	__u64 cc = trb_local_add_return_release(&b->ctl->commit[idx].cc, bytes);
+	__u64 cc = trb_local_add_return(&b->ctl->commit[idx].cc, bytes);
 
 	if (((cc - b->subbuf_size) & b->commit_mask) == trb_lap_commit(b, pos))
 		trb_deliver(b, idx, pos, cc);

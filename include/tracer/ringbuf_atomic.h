@@ -52,10 +52,14 @@ static inline __u64 trb_local_cmpxchg(__u64 *p, __u64 old, __u64 new)
 	return old;
 }
 
-/* Adds to a local word after every earlier write; returns the sum. */
-static inline __u64 trb_local_add_return_release(__u64 *p, __u64 v)
+/*
+ * Adds to a local word and returns the sum.  Publishes every earlier
+ * write, and sees every write published by earlier adds to the word:
+ * whoever sees the final sum may hand all of them on (acquire + release).
+ */
+static inline __u64 trb_local_add_return(__u64 *p, __u64 v)
 {
-	return __atomic_add_fetch(p, v, __ATOMIC_RELEASE);
+	return __atomic_add_fetch(p, v, __ATOMIC_ACQ_REL);
 }
 
 static inline void trb_local_add(__u64 *p, __u64 v)
