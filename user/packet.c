@@ -8,7 +8,7 @@ const char *tr_packet_header_problem(const struct tr_packet_header *h,
 		return "bad packet magic";
 	if (h->layout_version != TR_LAYOUT_VERSION)
 		return "unknown layout version";
-	if (h->content_size % (8 * TR_RECORD_ALIGN) || h->packet_size % 8)
+	if (h->content_size % 8 || h->packet_size % 8)
 		return "packet sizes are not whole aligned bytes";
 	if (h->content_size < 8 * sizeof(*h))
 		return "content smaller than the packet header";
@@ -38,19 +38,17 @@ const struct tr_event_header *tr_packet_next(struct tr_packet_iter *it,
 {
 	const struct tr_packet_header *h = (const void *)it->packet;
 	const struct tr_event_header *e;
-	__u64 record;
+	__u64 start = (it->offset + TR_RECORD_ALIGN - 1) & ~(__u64)(TR_RECORD_ALIGN - 1);
 
 	*problem = 0;
 	if (it->offset == it->content)
 		return 0;
-	if (it->content - it->offset < sizeof(*e)) {
+	if (start > it->content || it->content - start < sizeof(*e)) {
 		*problem = "record header runs past the content";
 		return 0;
 	}
-	e = (const void *)(it->packet + it->offset);
-	record = (sizeof(*e) + (__u64)e->size + TR_RECORD_ALIGN - 1) &
-		 ~(__u64)(TR_RECORD_ALIGN - 1);
-	if (record > it->content - it->offset) {
+	e = (const void *)(it->packet + start);
+	if (e->size > it->content - start - sizeof(*e)) {
 		*problem = "record payload runs past the content";
 		return 0;
 	}
@@ -58,7 +56,7 @@ const struct tr_event_header *tr_packet_next(struct tr_packet_iter *it,
 		*problem = "record timestamp outside its packet or going back";
 		return 0;
 	}
-	it->offset += record;
+	it->offset = start + sizeof(*e) + e->size;
 	it->last_ts = e->timestamp;
 	return e;
 }

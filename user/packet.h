@@ -12,7 +12,7 @@
 struct tr_packet_iter {
 	const char *packet;
 	__u64 content;			/* bytes of header and records */
-	__u64 offset;			/* of the next record */
+	__u64 offset;			/* end of the previous record */
 	__u64 last_ts;
 };
 

@@ -18,8 +18,8 @@
  *
  * A sub-buffer is a CTF 1.8 packet as it stands: struct tr_packet_header
  * (CTF packet.header followed by packet.context), then records, each a
- * struct tr_event_header (CTF event.header) and its payload, 8-byte
- * aligned.  The consumer writes the first packet_size/8 bytes of a
+ * struct tr_event_header (CTF event.header) and its payload, starting
+ * 8-byte aligned; the content ends with the last payload byte.  The consumer writes the first packet_size/8 bytes of a
  * sub-buffer to disk unchanged.  All integers are little-endian.
  */
 #ifndef TRACER_LAYOUT_H
@@ -36,7 +36,7 @@
 /* First word of struct tr_buf_ctl: "TRBC" read as little-endian. */
 #define TR_CTL_MAGIC		0x43425254u
 
-/* Records start and end on this alignment; it is the largest payload alignment. */
+/* Records start on this alignment; it is the largest payload alignment. */
 #define TR_RECORD_ALIGN		8
 /* On disk a packet is its content rounded up to this, never past the sub-buffer. */
 #define TR_PACKET_ALIGN		4096
@@ -78,7 +78,7 @@ struct tr_packet_header {
 	__u32 layout_version;		/* TR_LAYOUT_VERSION */
 };
 
-/* CTF event.header.  The record is 8-aligned; size lets a reader skip it. */
+/* CTF event.header.  The record starts 8-aligned; size lets a reader skip it. */
 struct tr_event_header {
 	__u64 timestamp;		/* ns, read inside the reservation loop */
 	__u32 id;			/* event id, declared in the trace metadata */

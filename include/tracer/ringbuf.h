@@ -128,7 +128,7 @@ struct trb_slot {
 	__u64 begin;			/* position of the record */
 	__u64 end;			/* position after it */
 	__u64 ts;
-	__u32 size;			/* record bytes: header, payload, padding */
+	__u32 size;			/* bytes committed: padding before, header, payload */
 	__u32 switches;			/* TRB_SWITCH_* */
 	__u32 phys;			/* physical sub-buffer holding the record */
 	char *record;			/* the struct tr_event_header */
@@ -443,20 +443,31 @@ static inline int trb_may_enter(const struct trb_buf *b, __u64 sb, __u64 old)
 	return 0;
 }
 
-/* One pass of the reservation loop: no side effect but a lost count (I2). */
-static inline int trb_try_reserve(const struct trb_buf *b, struct trb_slot *s)
+static inline __u64 trb_record_align(__u64 pos)
+{
+	return (pos + TR_RECORD_ALIGN - 1) & ~(__u64)(TR_RECORD_ALIGN - 1);
+}
+
+/*
+ * One pass of the reservation loop for a record of `record` bytes (event
+ * header and payload): no side effect but a lost count (I2).  A record
+ * starts aligned; the padding goes before it, so a packet's content ends
+ * with its last payload byte, as CTF readers expect.
+ */
+static inline int trb_try_reserve(const struct trb_buf *b, struct trb_slot *s,
+				  __u32 record)
 {
 	int err;
 
 	s->old = trb_read(&b->ctl->write_count);
 	s->ts = b->clock();
-	s->begin = s->old;
+	s->begin = trb_record_align(s->old);
 	s->switches = 0;
-	if (trb_sb_offset(b, s->begin) == 0) {
+	if (trb_sb_offset(b, s->old) == 0) {
 		s->switches = TRB_SWITCH_NEW_START;
-	} else if (trb_sb_offset(b, s->begin) + s->size > b->subbuf_size) {
+	} else if (s->begin - trb_sb_trunc(b, s->old) + record > b->subbuf_size) {
 		s->switches = TRB_SWITCH_OLD_END | TRB_SWITCH_NEW_START;
-		s->begin = trb_sb_next(b, s->begin);
+		s->begin = trb_sb_next(b, s->old);
 	}
 	if (s->switches & TRB_SWITCH_NEW_START) {
 		err = trb_may_enter(b, s->begin, s->old);
@@ -464,7 +475,9 @@ static inline int trb_try_reserve(const struct trb_buf *b, struct trb_slot *s)
 			return err;
 		s->begin += sizeof(struct tr_packet_header);
 	}
-	s->end = s->begin + s->size;
+	s->end = s->begin + record;
+	/* Bytes this record commits to its sub-buffer: padding and record. */
+	s->size = s->end - (s->switches ? s->begin : s->old);
 	if (trb_sb_offset(b, s->end) == 0)
 		s->switches |= TRB_SWITCH_NEW_END;
 	return 0;
@@ -486,10 +499,8 @@ static inline int trb_reserve(const struct trb_buf *b, struct trb_slot *s,
 		trb_local_add(&b->ctl->lost_big, 1);
 		return -ENOSPC;
 	}
-	s->size = (sizeof(*eh) + payload_size + TR_RECORD_ALIGN - 1) &
-		  ~(TR_RECORD_ALIGN - 1);
 	for (;;) {
-		err = trb_try_reserve(b, s);
+		err = trb_try_reserve(b, s, sizeof(*eh) + payload_size);
 		if (err == -EAGAIN)
 			continue;
 		if (err)
