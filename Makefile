@@ -12,7 +12,7 @@ LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 LIB      := $(BUILD)/libtracer.a
 HEADERS  := $(wildcard include/tracer/*.h user/*.h)
 
-TEST_SRCS := $(wildcard tests/ringbuf/*_test.c)
+TEST_SRCS := $(wildcard tests/*/*_test.c)
 TEST_BINS := $(TEST_SRCS:%.c=$(BUILD)/%)
 
 BENCH_BINS := $(BUILD)/bench/ringbuf_bench

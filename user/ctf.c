@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ctf.h"
+
+/*
+ * The fixed part: type aliases, trace, clock, and the one stream class,
+ * whose packet header and packet context are exactly struct
+ * tr_packet_header, and whose event header and event context are struct
+ * tr_event_header (CTF readers want only id and timestamp in the header).  Integers are
+ * byte-aligned except the timestamps, whose 64-bit alignment is the
+ * 8-byte alignment of every record (TR_RECORD_ALIGN).
+ */
+static const char metadata_head[] =
+"/* CTF 1.8 */\n"
+"\n"
+"typealias integer { size = 8; align = 8; signed = false; } := uint8_t;\n"
+"typealias integer { size = 16; align = 8; signed = false; } := uint16_t;\n"
+"typealias integer { size = 32; align = 8; signed = false; } := uint32_t;\n"
+"typealias integer { size = 64; align = 8; signed = false; } := uint64_t;\n"
+"typealias integer { size = 8; align = 8; signed = true; } := int8_t;\n"
+"typealias integer { size = 16; align = 8; signed = true; } := int16_t;\n"
+"typealias integer { size = 32; align = 8; signed = true; } := int32_t;\n"
+"typealias integer { size = 64; align = 8; signed = true; } := int64_t;\n"
+"typealias integer { size = 8; align = 8; signed = false; encoding = UTF8; } := char_t;\n"
+"\n"
+"trace {\n"
+"\tmajor = 1;\n"
+"\tminor = 8;\n"
+"\tbyte_order = le;\n"
+"\tpacket.header := struct {\n"
+"\t\tuint32_t magic;\n"
+"\t\tuint32_t stream_id;\n"
+"\t\tuint64_t stream_instance_id;\n"
+"\t};\n"
+"};\n"
+"\n";
+
+static const char metadata_stream[] =
+"typealias integer { size = 64; align = 64; signed = false; map = clock.monotonic.value; } := tr_clock_t;\n"
+"\n"
+"stream {\n"
+"\tid = 0;\n"
+"\tpacket.context := struct {\n"
+"\t\ttr_clock_t timestamp_begin;\n"
+"\t\ttr_clock_t timestamp_end;\n"
+"\t\tuint64_t content_size;\n"
+"\t\tuint64_t packet_size;\n"
+"\t\tuint64_t packet_seq_num;\n"
+"\t\tuint64_t events_discarded;\n"
+"\t\tuint64_t lost_full;\n"
+"\t\tuint64_t lost_wrap;\n"
+"\t\tuint64_t lost_big;\n"
+"\t\tuint32_t cpu_id;\n"
+"\t\tuint32_t layout_version;\n"
+"\t};\n"
+"\tevent.header := struct {\n"
+"\t\ttr_clock_t timestamp;\n"
+"\t\tuint32_t id;\n"
+"\t};\n"
+"\tevent.context := struct {\n"
+"\t\tuint32_t payload_size;\n"
+"\t};\n"
+"};\n"
+"\n";
+
+__s64 tr_ctf_clock_offset_ns(void)
+{
+	struct timespec real, mono;
+
+	clock_gettime(CLOCK_REALTIME, &real);
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	return (real.tv_sec - mono.tv_sec) * 1000000000ll +
+	       (real.tv_nsec - mono.tv_nsec);
+}
+
+static void write_field(FILE *out, const struct tr_ctf_field *f)
+{
+	static const char *const ints[2][9] = {
+		{ [1] = "uint8_t", [2] = "uint16_t", [4] = "uint32_t", [8] = "uint64_t" },
+		{ [1] = "int8_t", [2] = "int16_t", [4] = "int32_t", [8] = "int64_t" },
+	};
+
+	switch (f->kind) {
+	case TR_CTF_UINT:
+	case TR_CTF_INT:
+		fprintf(out, "\t\t%s _%s;\n", ints[f->kind == TR_CTF_INT][f->size], f->name);
+		break;
+	case TR_CTF_CHARS:
+		fprintf(out, "\t\tchar_t _%s[%u];\n", f->name, f->size);
+		break;
+	case TR_CTF_STRING:
+		fprintf(out, "\t\tstring _%s;\n", f->name);
+		break;
+	}
+}
+
+static int field_problem(const struct tr_ctf_field *f)
+{
+	if (f->kind == TR_CTF_UINT || f->kind == TR_CTF_INT)
+		return f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8;
+	return f->kind != TR_CTF_STRING && f->kind != TR_CTF_CHARS;
+}
+
+static int write_event_class(FILE *out, const struct tr_ctf_event_class *c)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->nfields; i++)
+		if (field_problem(&c->fields[i]))
+			return -EINVAL;
+	fprintf(out, "event {\n\tname = \"%s\";\n\tid = %u;\n\tstream_id = 0;\n",
+		c->name, c->id);
+	fprintf(out, "\tfields := struct {\n");
+	for (i = 0; i < c->nfields; i++)
+		write_field(out, &c->fields[i]);
+	fprintf(out, "\t};\n};\n\n");
+	return 0;
+}
+
+int tr_ctf_write_metadata(FILE *out, const struct tr_ctf_trace *trace)
+{
+	unsigned int i;
+	int err;
+
+	fputs(metadata_head, out);
+	fprintf(out, "env {\n\thostname = \"%s\";\n\tdomain = \"kernel\";\n"
+		"\ttracer_name = \"tracer\";\n\ttracer_backend = \"%s\";\n"
+		"\tlayout_version = %d;\n};\n\n",
+		trace->hostname, trace->backend, TR_LAYOUT_VERSION);
+	fprintf(out, "clock {\n\tname = \"monotonic\";\n"
+		"\tdescription = \"CLOCK_MONOTONIC\";\n\tfreq = 1000000000;\n"
+		"\toffset_s = %lld;\n\toffset = %lld;\n};\n\n",
+		(long long)(trace->clock_offset_ns / 1000000000),
+		(long long)(trace->clock_offset_ns % 1000000000));
+	fputs(metadata_stream, out);
+	for (i = 0; i < trace->nclasses; i++) {
+		err = write_event_class(out, &trace->classes[i]);
+		if (err)
+			return err;
+	}
+	return fflush(out) ? -errno : 0;
+}
+
+int tr_ctf_write_packet(int fd, const void *packet)
+{
+	const struct tr_packet_header *h = packet;
+	const char *from = packet;
+	size_t left = h->packet_size / 8;
+
+	while (left) {
+		ssize_t n = write(fd, from, left);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		from += n;
+		left -= n;
+	}
+	return 0;
+}

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * CTF 1.8 traces from tracer's buffers.  The metadata describes the
+ * packet and event headers of include/tracer/layout.h, so each delivered
+ * sub-buffer is appended to its stream file as it stands.
+ */
+#ifndef TRACER_CTF_H
+#define TRACER_CTF_H
+
+#include <stdio.h>
+#include <tracer/layout.h>
+
+enum tr_ctf_kind {
+	TR_CTF_UINT,		/* unsigned little-endian integer of size bytes */
+	TR_CTF_INT,		/* signed little-endian integer of size bytes */
+	TR_CTF_CHARS,		/* char[size], text up to the first NUL */
+	TR_CTF_STRING,		/* NUL-terminated, variable length */
+};
+
+/* A payload field, in payload order, packed: no alignment between fields. */
+struct tr_ctf_field {
+	const char *name;
+	enum tr_ctf_kind kind;
+	__u32 size;		/* bytes; unused for TR_CTF_STRING */
+};
+
+struct tr_ctf_event_class {
+	const char *name;	/* e.g. "sched_switch" */
+	__u32 id;		/* struct tr_event_header.id */
+	const struct tr_ctf_field *fields;
+	unsigned int nfields;
+};
+
+struct tr_ctf_trace {
+	const char *hostname;
+	const char *backend;	/* which writer filled the buffers */
+	__s64 clock_offset_ns;	/* CLOCK_REALTIME - CLOCK_MONOTONIC at record time */
+	const struct tr_ctf_event_class *classes;
+	unsigned int nclasses;
+};
+
+/* CLOCK_REALTIME - CLOCK_MONOTONIC now, for tr_ctf_trace.clock_offset_ns. */
+__s64 tr_ctf_clock_offset_ns(void);
+
+/* Write the TSDL metadata; 0 or -errno. */
+int tr_ctf_write_metadata(FILE *out, const struct tr_ctf_trace *trace);
+
+/* Append a delivered packet to a stream file: its packet_size bytes; 0 or -errno. */
+int tr_ctf_write_packet(int fd, const void *packet);
+
+#endif /* TRACER_CTF_H */
