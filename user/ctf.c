@@ -53,6 +53,7 @@ static const char metadata_stream[] =
 "\t\tuint64_t lost_full;\n"
 "\t\tuint64_t lost_wrap;\n"
 "\t\tuint64_t lost_big;\n"
+"\t\tuint64_t lost_busy;\n"
 "\t\tuint32_t cpu_id;\n"
 "\t\tuint32_t layout_version;\n"
 "\t};\n"

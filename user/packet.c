@@ -18,7 +18,8 @@ const char *tr_packet_header_problem(const struct tr_packet_header *h,
 		return "packet larger than a sub-buffer";
 	if (h->timestamp_begin > h->timestamp_end)
 		return "packet ends before it begins";
-	if (h->events_discarded != h->lost_full + h->lost_wrap + h->lost_big)
+	if (h->events_discarded !=
+	    h->lost_full + h->lost_wrap + h->lost_big + h->lost_busy)
 		return "discarded count is not the sum of its causes";
 	return 0;
 }

@@ -70,10 +70,11 @@ struct tr_packet_header {
 	__u64 content_size;		/* bits: header + records */
 	__u64 packet_size;		/* bits: content rounded to TR_PACKET_ALIGN */
 	__u64 packet_seq_num;		/* sub-buffers produced before this one */
-	__u64 events_discarded;		/* lost_full + lost_wrap + lost_big */
+	__u64 events_discarded;		/* sum of the lost_* below */
 	__u64 lost_full;		/* cumulative, per cause: discard mode, full */
 	__u64 lost_wrap;		/* next sub-buffer not yet fully committed */
 	__u64 lost_big;			/* record larger than a sub-buffer */
+	__u64 lost_busy;		/* BPF or kernel writer: retry or nesting limit */
 	__u32 cpu_id;
 	__u32 layout_version;		/* TR_LAYOUT_VERSION */
 };
@@ -130,8 +131,9 @@ struct tr_buf_ctl {
 	__u64 lost_full;
 	__u64 lost_wrap;
 	__u64 lost_big;
+	__u64 lost_busy;
 	__u64 records_overrun;		/* overwritten before they were read */
-	__u8 pad2[TR_CACHELINE - 40];
+	__u8 pad2[TR_CACHELINE - 48];
 
 	/* Reader side. */
 	__u64 consumed;			/* bytes consumed, free-running */
@@ -151,7 +153,7 @@ struct tr_buf_ctl {
  * The layout is fixed: these hold for every compiler that includes this
  * header (BPF, kernel, user), so a change to it fails every build.
  */
-_Static_assert(sizeof(struct tr_packet_header) == 96, "packet header layout");
+_Static_assert(sizeof(struct tr_packet_header) == 104, "packet header layout");
 _Static_assert(sizeof(struct tr_event_header) == 16, "event header layout");
 _Static_assert(sizeof(struct tr_packet_header) % TR_RECORD_ALIGN == 0,
 	       "records after the packet header stay aligned");

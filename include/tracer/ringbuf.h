@@ -52,7 +52,8 @@
  *     sub-buffer that survives its entry, so consumed is never in or
  *     before a sub-buffer some writer has entered for a later lap.  Every
  *     reservation ends in exactly one record or exactly one increment of
- *     lost_full, lost_wrap or lost_big: attempted = recorded + lost.
+ *     a lost counter (lost_full, lost_wrap, lost_big; BPF and kernel
+ *     writers also lost_busy): attempted = recorded + lost.
  *
  * I6  sbid[i] names the physical sub-buffer at index i.  NOREF clear means
  *     writers of the current lap may write into it: a writer clears it
@@ -406,7 +407,8 @@ static inline void trb_packet_end(const struct trb_buf *b, char *subbuf,
 	h->lost_full = trb_read(&ctl->lost_full);
 	h->lost_wrap = trb_read(&ctl->lost_wrap);
 	h->lost_big = trb_read(&ctl->lost_big);
-	h->events_discarded = h->lost_full + h->lost_wrap + h->lost_big;
+	h->lost_busy = trb_read(&ctl->lost_busy);
+	h->events_discarded = h->lost_full + h->lost_wrap + h->lost_big + h->lost_busy;
 }
 
 /* Close the sub-buffer that old is in: end fields, then padding commit. */

@@ -15,8 +15,6 @@
 #define SB		4096u
 #define HDR		sizeof(struct tr_packet_header)
 #define EVH		sizeof(struct tr_event_header)
-/* Payload of a 1000-byte record: four fill a 4 KiB sub-buffer exactly. */
-#define FOURTH		(1000 - EVH)
 /* Payload of a 1200-byte record: three fit, the fourth switches. */
 #define THIRD		(1200 - EVH)
 /* Counters start here in the "near 2^64" runs: they wrap inside the test. */
@@ -65,6 +63,22 @@ static unsigned write_records(const struct trb_buf *b, unsigned n, __u32 size)
 
 	for (i = 0; i < n; i++)
 		written += write_record(b, i + 1, size, i + 1) == 0;
+	return written;
+}
+
+/* Record k of four that fill a 4 KiB packet exactly: 3 x 1000 + 992 bytes. */
+static __u32 quarter(unsigned k)
+{
+	return (k % 4 == 3 ? 992 : 1000) - EVH;
+}
+
+/* Write n records of that pattern, the first being quarter(first). */
+static unsigned write_quarters(const struct trb_buf *b, unsigned first, unsigned n)
+{
+	unsigned i, written = 0;
+
+	for (i = 0; i < n; i++)
+		written += write_record(b, i + 1, quarter(first + i), i + 1) == 0;
 	return written;
 }
 
@@ -131,7 +145,7 @@ static void test_exact_fit_closes_packet_without_flush(void)
 	const char *packet = NULL;
 	__u64 pos = 0;
 
-	EXPECT_EQ(write_records(&u.rb, 4, FOURTH), 4);
+	EXPECT_EQ(write_quarters(&u.rb, 0, 4), 4);
 	REQUIRE_EQ(trb_get_subbuf(&u.rb, &pos, &packet), 0);
 	EXPECT(memcmp(packet, &h, HDR) == 0);
 	trb_put_subbuf(&u.rb, pos);
@@ -231,7 +245,7 @@ static void test_overwrite_mode_keeps_newest_and_counts_overrun(void)
 	__u32 last_id = 0;
 
 	/* Ten exactly full packets into two sub-buffers. */
-	EXPECT_EQ(write_records(&u.rb, 40, FOURTH), 40);
+	EXPECT_EQ(write_quarters(&u.rb, 0, 40), 40);
 	EXPECT_EQ(buf_lost(&u.rb), 0);
 	EXPECT_EQ(drain(&u.rb, &d, count_record, &last_id), 2);
 	EXPECT(d.problem == NULL);
@@ -249,10 +263,10 @@ static void test_held_subbuffer_never_changes_under_overwrite(void)
 	const char *packet = NULL;
 	__u64 pos = 0;
 
-	EXPECT_EQ(write_records(&u.rb, 8, FOURTH), 8);
+	EXPECT_EQ(write_quarters(&u.rb, 0, 8), 8);
 	REQUIRE_EQ(trb_get_subbuf(&u.rb, &pos, &packet), 0);
 	memcpy(copy, packet, SB);
-	EXPECT_EQ(write_records(&u.rb, 60, FOURTH), 60);
+	EXPECT_EQ(write_quarters(&u.rb, 0, 60), 60);
 	EXPECT(memcmp(copy, packet, SB) == 0);
 	drain_packet(&u.rb, packet, &d, NULL, NULL);
 	trb_put_subbuf(&u.rb, pos);
@@ -272,7 +286,7 @@ static void test_commits_out_of_order_deliver_only_when_complete(void)
 
 	/* An outer reservation, then three nested ones that commit first. */
 	for (i = 0; i < 4; i++)
-		EXPECT_EQ(trb_reserve(&u.rb, &s[i], i + 1, FOURTH), 0);
+		EXPECT_EQ(trb_reserve(&u.rb, &s[i], i + 1, quarter(i)), 0);
 	for (i = 3; i > 0; i--) {
 		trb_commit(&u.rb, &s[i]);
 		EXPECT_EQ(trb_get_subbuf(&u.rb, &pos, &packet), -EAGAIN);
@@ -295,9 +309,9 @@ static void wrap_over_open_reservation(enum tr_buf_mode mode)
 	const char *packet = NULL;
 	__u64 pos = 0;
 
-	EXPECT_EQ(trb_reserve(&u.rb, &open, 1, FOURTH), 0);
-	EXPECT_EQ(write_records(&u.rb, 7, FOURTH), 7);
-	EXPECT_EQ(write_records(&u.rb, 5, FOURTH), 0);
+	EXPECT_EQ(trb_reserve(&u.rb, &open, 1, quarter(0)), 0);
+	EXPECT_EQ(write_quarters(&u.rb, 1, 7), 7);
+	EXPECT_EQ(write_quarters(&u.rb, 0, 5), 0);
 	EXPECT_EQ(u.rb.ctl->lost_wrap, 5);
 	EXPECT_EQ(u.rb.ctl->lost_full, 0);
 	EXPECT_EQ(trb_get_subbuf(&u.rb, &pos, &packet), -EAGAIN);
@@ -332,7 +346,7 @@ static size_t scripted_run(enum tr_buf_mode mode, __u64 start, char *out, size_t
 
 	for (round = 0; round < 12; round++) {
 		write_records(&u.rb, 5, THIRD);
-		write_records(&u.rb, 4, FOURTH);
+		write_quarters(&u.rb, 0, 4);
 		write_record(&u.rb, 0, 100000, 0);
 		if (round % 3 == 0)
 			trb_flush(&u.rb);
