@@ -4,8 +4,15 @@
 BUILD   ?= build
 CC      ?= gcc
 CFLAGS  ?= -O2 -g
-CFLAGS  += -std=gnu11 -Wall -Wextra -Werror -Iinclude -Iuser
-LDLIBS  += -lpthread
+CFLAGS  += -std=gnu11 -Wall -Wextra -Werror -Iinclude -Iuser -I$(BUILD)/bpf
+LDLIBS  += -lbpf -lelf -lz -lpthread
+
+# BPF programs: one object and one bpftool skeleton per bpf/*.bpf.c.
+BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -Wall -Werror \
+	      -Ivmlinux/x86 -Iinclude -Ibpf
+BPF_SRCS   := $(wildcard bpf/*.bpf.c)
+BPF_OBJS   := $(BPF_SRCS:bpf/%.bpf.c=$(BUILD)/bpf/%.bpf.o)
+BPF_SKELS  := $(BPF_OBJS:.bpf.o=.skel.h)
 
 LIB_SRCS := $(wildcard user/*.c)
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
@@ -18,7 +25,14 @@ TEST_BINS := $(TEST_SRCS:%.c=$(BUILD)/%)
 BENCH_BINS := $(BUILD)/bench/ringbuf_bench
 
 .PHONY: all check bench deps vmlinux clean
-all: $(LIB)
+all: $(LIB) $(BPF_SKELS)
+
+$(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) $(HEADERS) vmlinux/x86/vmlinux.h
+	@mkdir -p $(@D)
+	clang $(BPF_CFLAGS) -c -o $@ $<
+
+$(BUILD)/bpf/%.skel.h: $(BUILD)/bpf/%.bpf.o
+	bpftool gen skeleton $< name $* > $@
 
 $(BUILD)/%.o: %.c $(HEADERS)
 	@mkdir -p $(@D)
@@ -27,7 +41,7 @@ $(BUILD)/%.o: %.c $(HEADERS)
 $(LIB): $(LIB_OBJS)
 	$(AR) rcs $@ $^
 
-$(BUILD)/tests/%: tests/%.c $(LIB) $(HEADERS) tests/tap.h $(wildcard tests/*/*.h)
+$(BUILD)/tests/%: tests/%.c $(LIB) $(BPF_SKELS) $(HEADERS) $(wildcard tests/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Itests -o $@ $< $(LIB) $(LDLIBS)
 

@@ -150,6 +150,15 @@ struct tr_buf_ctl {
 	(TR_CTL_SIZE + ((nsubbuf) + 1) * (__u64)(subbuf_size))
 
 /*
+ * BPF writers (bpf/ringbuf.bpf.h) write records of at most this size
+ * (header and payload), and their map values end with that many spare
+ * bytes so the verifier can prove any record at any offset in bounds.
+ */
+#define TR_BPF_MAX_RECORD	8192
+#define TR_BPF_REGION_SIZE(subbuf_size, nsubbuf) \
+	(TR_BUF_REGION_SIZE(subbuf_size, nsubbuf) + TR_BPF_MAX_RECORD)
+
+/*
  * The layout is fixed: these hold for every compiler that includes this
  * header (BPF, kernel, user), so a change to it fails every build.
  */

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Buffers in a BPF map: the per-CPU regions that BPF programs fill with
+ * bpf/ringbuf.bpf.h, mapped into this process and read with ringbuf.h.
+ */
+#ifndef TRACER_BPFBUF_H
+#define TRACER_BPFBUF_H
+
+#include <stddef.h>
+#include <bpf/libbpf.h>
+#include <tracer/ringbuf.h>
+
+struct tr_bpfbuf {
+	void *base;
+	size_t map_bytes;
+	size_t region_bytes;
+	unsigned int ncpu;
+	struct trb_buf *cpu;		/* one handle per CPU */
+};
+
+/*
+ * The BPF side's geometry constants live in each program's .rodata
+ * (ringbuf.bpf.h); set them before load from the same configuration.
+ */
+#define TR_BPFBUF_SET_GEOMETRY(rodata, cfg) \
+	do { \
+		(rodata)->trb_subbuf_order = trb_log2((cfg)->subbuf_size); \
+		(rodata)->trb_nsubbuf_order = trb_log2((cfg)->nsubbuf); \
+		(rodata)->trb_mode = (cfg)->mode; \
+	} while (0)
+
+/* Before load: size the region map for this geometry, one region per CPU. */
+int tr_bpfbuf_size_map(struct bpf_map *map, const struct trb_config *cfg,
+		       unsigned int ncpu);
+
+/*
+ * After load: map the regions and initialise each for its CPU, before
+ * any program that writes them is attached.  0 or -errno.
+ */
+int tr_bpfbuf_open(struct tr_bpfbuf *bb, const struct bpf_map *map,
+		   const struct trb_config *cfg, unsigned int ncpu,
+		   __u64 (*clock)(void));
+void tr_bpfbuf_close(struct tr_bpfbuf *bb);
+
+#endif /* TRACER_BPFBUF_H */
