@@ -4,8 +4,10 @@
 BUILD   ?= build
 CC      ?= gcc
 CFLAGS  ?= -O2 -g
-CFLAGS  += -std=gnu11 -Wall -Wextra -Werror -Iinclude -Iuser -I$(BUILD)/bpf
-LDLIBS  += -lbpf -lelf -lz -lpthread
+CFLAGS  += -std=gnu11 -Wall -Wextra -Werror -Iinclude -Iuser -Ibpf -I$(BUILD)/bpf \
+	   $(shell pkg-config --cflags libtracefs libtraceevent)
+LDLIBS  += -lbpf -lelf -lz -lpthread \
+	   $(shell pkg-config --libs libtracefs libtraceevent)
 
 # BPF programs: one object and one bpftool skeleton per bpf/*.bpf.c.
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -Wall -Werror \
@@ -17,15 +19,23 @@ BPF_SKELS  := $(BPF_OBJS:.bpf.o=.skel.h)
 LIB_SRCS := $(wildcard user/*.c)
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 LIB      := $(BUILD)/libtracer.a
-HEADERS  := $(wildcard include/tracer/*.h user/*.h)
+HEADERS  := $(wildcard include/tracer/*.h user/*.h bpf/*.h)
 
 TEST_SRCS := $(wildcard tests/*/*_test.c)
 TEST_BINS := $(TEST_SRCS:%.c=$(BUILD)/%)
 
 BENCH_BINS := $(BUILD)/bench/ringbuf_bench
 
+TRACER := $(BUILD)/tracer
+
 .PHONY: all check bench deps vmlinux clean
-all: $(LIB) $(BPF_SKELS)
+all: $(LIB) $(BPF_SKELS) $(TRACER)
+
+# Skeletons are what the C side includes; the objects need not be rebuilt.
+.SECONDARY: $(BPF_OBJS)
+
+$(TRACER): cli/tracer.c $(LIB) $(HEADERS)
+	$(CC) $(CFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
 $(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) $(HEADERS) vmlinux/x86/vmlinux.h
 	@mkdir -p $(@D)
@@ -34,7 +44,7 @@ $(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) $(HEADERS) vmlinux/x86/vml
 $(BUILD)/bpf/%.skel.h: $(BUILD)/bpf/%.bpf.o
 	bpftool gen skeleton $< name $* > $@
 
-$(BUILD)/%.o: %.c $(HEADERS)
+$(BUILD)/%.o: %.c $(HEADERS) $(BPF_SKELS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c -o $@ $<
 

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <time.h>
 #include <unistd.h>
+#include <event-parse.h>
 
 #include "ctf.h"
 
@@ -92,8 +93,21 @@ static void write_field(FILE *out, const struct tr_ctf_field *f)
 	case TR_CTF_CHARS:
 		fprintf(out, "\t\tchar_t _%s[%u];\n", f->name, f->size);
 		break;
+	case TR_CTF_BYTES:
+		fprintf(out, "\t\tuint8_t _%s[%u];\n", f->name, f->size);
+		break;
 	case TR_CTF_STRING:
 		fprintf(out, "\t\tstring _%s;\n", f->name);
+		break;
+	case TR_CTF_LOC:
+		fprintf(out, "\t\tuint16_t _%s_offset;\n\t\tuint16_t _%s_length;\n",
+			f->name, f->name);
+		break;
+	case TR_CTF_DYN_CHARS:
+		fprintf(out, "\t\tchar_t _%s[_%s_length];\n", f->name, f->name);
+		break;
+	case TR_CTF_DYN_BYTES:
+		fprintf(out, "\t\tuint8_t _%s[_%s_length];\n", f->name, f->name);
 		break;
 	}
 }
@@ -102,7 +116,60 @@ static int field_problem(const struct tr_ctf_field *f)
 {
 	if (f->kind == TR_CTF_UINT || f->kind == TR_CTF_INT)
 		return f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8;
-	return f->kind != TR_CTF_STRING && f->kind != TR_CTF_CHARS;
+	return f->kind > TR_CTF_DYN_BYTES;
+}
+
+static int add_field(struct tr_ctf_field *fields, unsigned int *n, unsigned int max,
+		     struct tr_ctf_field f)
+{
+	if (*n == max)
+		return -E2BIG;
+	fields[(*n)++] = f;
+	return 0;
+}
+
+/* How a fixed field of the format reads in CTF. */
+static struct tr_ctf_field fixed_field(const struct tep_format_field *f)
+{
+	int integer = f->size == 1 || f->size == 2 || f->size == 4 || f->size == 8;
+
+	if (f->flags & TEP_FIELD_IS_DYNAMIC)
+		return (struct tr_ctf_field) { f->name, TR_CTF_LOC, 4 };
+	if ((f->flags & TEP_FIELD_IS_ARRAY) && (f->flags & TEP_FIELD_IS_STRING))
+		return (struct tr_ctf_field) { f->name, TR_CTF_CHARS, f->size };
+	if ((f->flags & TEP_FIELD_IS_ARRAY) || !integer)
+		return (struct tr_ctf_field) { f->name, TR_CTF_BYTES, f->size };
+	return (struct tr_ctf_field) {
+		f->name, f->flags & TEP_FIELD_IS_SIGNED ? TR_CTF_INT : TR_CTF_UINT, f->size
+	};
+}
+
+int tr_ctf_fields_from_format(const struct tep_event *ev,
+			      struct tr_ctf_field *fields, unsigned int max)
+{
+	struct tep_format_field *lists[2] = { ev->format.common_fields, ev->format.fields };
+	static const char *const pads[] = { "pad0", "pad1", "pad2", "pad3", "pad4",
+					    "pad5", "pad6", "pad7" };
+	struct tep_format_field *f;
+	unsigned int n = 0, npad = 0, at = 0;
+	int l, err = 0;
+
+	/* Both lists are in offset order, common fields first. */
+	for (l = 0; l < 2 && !err; l++)
+		for (f = lists[l]; f && !err; f = f->next) {
+			if ((unsigned int)f->offset > at && npad < 8)
+				err = add_field(fields, &n, max, (struct tr_ctf_field) {
+					pads[npad++], TR_CTF_BYTES, f->offset - at });
+			if (!err)
+				err = add_field(fields, &n, max, fixed_field(f));
+			at = f->offset + f->size;
+		}
+	for (f = ev->format.fields; f && !err; f = f->next)
+		if (f->flags & TEP_FIELD_IS_DYNAMIC)
+			err = add_field(fields, &n, max, (struct tr_ctf_field) {
+				f->name, f->flags & TEP_FIELD_IS_STRING ?
+					 TR_CTF_DYN_CHARS : TR_CTF_DYN_BYTES, 0 });
+	return err ? err : (int)n;
 }
 
 static int write_event_class(FILE *out, const struct tr_ctf_event_class *c)

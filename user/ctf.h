@@ -10,11 +10,17 @@
 #include <stdio.h>
 #include <tracer/layout.h>
 
+struct tep_event;
+
 enum tr_ctf_kind {
 	TR_CTF_UINT,		/* unsigned little-endian integer of size bytes */
 	TR_CTF_INT,		/* signed little-endian integer of size bytes */
 	TR_CTF_CHARS,		/* char[size], text up to the first NUL */
+	TR_CTF_BYTES,		/* uint8_t[size] */
 	TR_CTF_STRING,		/* NUL-terminated, variable length */
+	TR_CTF_LOC,		/* a tracepoint __data_loc: u16 offset, u16 length */
+	TR_CTF_DYN_CHARS,	/* the data of LOC field `name`: text */
+	TR_CTF_DYN_BYTES,	/* the data of LOC field `name`: bytes */
 };
 
 /* A payload field, in payload order, packed: no alignment between fields. */
@@ -38,6 +44,15 @@ struct tr_ctf_trace {
 	const struct tr_ctf_event_class *classes;
 	unsigned int nclasses;
 };
+
+/*
+ * Describe a raw tracepoint record (fixed fields in offset order with
+ * explicit padding, then the data of its dynamic fields, which the kernel
+ * appends in field order).  Fills fields (at most max) and returns their
+ * number, or -E2BIG.  Field names point into the tep event.
+ */
+int tr_ctf_fields_from_format(const struct tep_event *ev,
+			      struct tr_ctf_field *fields, unsigned int max);
 
 /* CLOCK_REALTIME - CLOCK_MONOTONIC now, for tr_ctf_trace.clock_offset_ns. */
 __s64 tr_ctf_clock_offset_ns(void);

@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * tracer record: one program for every tracepoint.  Each attachment
+ * carries its event id as the BPF cookie; the program applies the filters,
+ * finds the raw record's size from its shape (fixed part plus the data of
+ * its dynamic fields) and copies the whole record, as the kernel laid it
+ * out, into this CPU's buffer.  The common header (type, flags, preempt
+ * count, pid) is written by the program: what the kernel passes there is
+ * not reliable (syscall tracepoints hand BPF a pt_regs pointer in it).
+ */
+#include "ringbuf.bpf.h"
+#include <bpf/bpf_tracing.h>
+#include "record.h"
+
+/* The recorder's own process: never recorded. */
+const volatile __u32 tr_self_tgid;
+/* Record only processes in tr_pids (-p, or a command and its children). */
+const volatile bool tr_filter_pids;
+/* Add children of recorded processes to tr_pids (a command's children). */
+const volatile bool tr_follow_forks;
+/* Record only on CPUs set in tr_cpus (-C). */
+const volatile bool tr_filter_cpus;
+/* Record only tasks with this comm (--comm). */
+const volatile bool tr_filter_comm;
+const volatile char tr_comm[16];
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__type(key, __u32);
+	__type(value, struct tr_event_shape);
+	__uint(max_entries, TR_MAX_EVENTS);
+} tr_events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, __u32);
+	__type(value, __u8);
+	__uint(max_entries, 65536);
+} tr_pids SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__type(key, __u32);
+	__type(value, __u8);
+	__uint(max_entries, 1);			/* set by the loader: CPUs */
+} tr_cpus SEC(".maps");
+
+static __always_inline bool comm_wanted(void)
+{
+	char comm[16];
+	int i;
+
+	bpf_get_current_comm(comm, sizeof(comm));
+	for (i = 0; i < 16; i++) {
+		if (comm[i] != tr_comm[i])
+			return false;
+		if (!comm[i])
+			break;
+	}
+	return true;
+}
+
+static __always_inline bool wanted(void)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	__u32 cpu = bpf_get_smp_processor_id();
+	__u8 *set;
+
+	if (tgid == tr_self_tgid)
+		return false;
+	if (tr_filter_pids && !bpf_map_lookup_elem(&tr_pids, &tgid))
+		return false;
+	if (tr_filter_cpus && (!(set = bpf_map_lookup_elem(&tr_cpus, &cpu)) || !*set))
+		return false;
+	return !tr_filter_comm || comm_wanted();
+}
+
+/* Bytes of the raw record: its fixed part and its dynamic data. */
+static __always_inline __u32 record_size(void *ctx, const struct tr_event_shape *shape)
+{
+	__u32 size = shape->fixed_size;
+	int i;
+
+	for (i = 0; i < TR_MAX_DYN && i < shape->ndyn; i++) {
+		__u16 at = shape->dyn_offset[i] & ~TR_DYN_RELATIVE;
+		__u32 loc = 0, end;
+
+		bpf_probe_read_kernel(&loc, sizeof(loc), ctx + at);
+		end = (loc & 0xffff) + (loc >> 16);
+		if (shape->dyn_offset[i] & TR_DYN_RELATIVE)
+			end += at + sizeof(loc);
+		if (end > size)
+			size = end;
+	}
+	return size;
+}
+
+SEC("tracepoint")
+int tr_tracepoint(void *ctx)
+{
+	__u32 id = bpf_get_attach_cookie(ctx);
+	const struct tr_event_shape *shape;
+	struct trb_bpf_slot s;
+	struct trb_bpf b;
+	__u32 size;
+
+	if (!wanted())
+		return 0;
+	shape = bpf_map_lookup_elem(&tr_events, &id);
+	if (!shape || !trb_bpf_this_cpu(&b))
+		return 0;
+	size = record_size(ctx, shape);
+	if (trb_bpf_reserve(&b, &s, id, size))
+		return 0;
+	if (size >= sizeof(struct trace_entry) &&
+	    size <= TR_BPF_MAX_RECORD - sizeof(struct tr_event_header)) {
+		struct trace_entry *common = (struct trace_entry *)(s.record + 1);
+
+		bpf_probe_read_kernel(common, size, ctx);
+		common->type = shape->kernel_id;
+		common->flags = 0;
+		common->preempt_count = 0;
+		common->pid = bpf_get_current_pid_tgid();
+	}
+	trb_bpf_commit(&b, &s);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(tr_follow_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ptgid = parent->tgid, ctgid = child->tgid;
+	__u8 yes = 1;
+
+	if (tr_follow_forks && bpf_map_lookup_elem(&tr_pids, &ptgid))
+		bpf_map_update_elem(&tr_pids, &ctgid, &yes, BPF_ANY);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";

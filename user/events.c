@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <tracefs.h>
+#include <event-parse.h>
+
+#include "events.h"
+
+#define TRACEFS_PATH "/sys/kernel/tracing"
+
+int tr_tracefs_mount(int *mounted_here)
+{
+	*mounted_here = 0;
+	if (tracefs_tracing_dir_is_mounted(false, NULL) == 1)
+		return 0;
+	if (mount("nodev", TRACEFS_PATH, "tracefs", 0, NULL))
+		return -errno;
+	*mounted_here = 1;
+	return 0;
+}
+
+void tr_tracefs_unmount(void)
+{
+	umount(TRACEFS_PATH);
+}
+
+/* Every "system:event" tracefs knows, or NULL. */
+static char **all_event_names(void)
+{
+	char **systems = tracefs_event_systems(NULL), **names = NULL;
+	int i, j;
+
+	for (i = 0; systems && systems[i]; i++) {
+		char **events = tracefs_system_events(NULL, systems[i]);
+
+		for (j = 0; events && events[j]; j++) {
+			char *full;
+
+			if (asprintf(&full, "%s:%s", systems[i], events[j]) < 0)
+				continue;
+			names = tracefs_list_add(names, full);
+			free(full);
+		}
+		tracefs_list_free(events);
+	}
+	tracefs_list_free(systems);
+	return names;
+}
+
+static unsigned int edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), i, j;
+	unsigned int *row = calloc(lb + 1, sizeof(*row)), result;
+
+	for (j = 0; j <= lb; j++)
+		row[j] = j;
+	for (i = 1; i <= la; i++) {
+		unsigned int diag = row[0];
+
+		row[0] = i;
+		for (j = 1; j <= lb; j++) {
+			unsigned int up = row[j];
+			unsigned int best = diag + (a[i - 1] != b[j - 1]);
+
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	result = row[lb];
+	free(row);
+	return result;
+}
+
+/* "unknown event 'x'; did you mean a, b?" with up to three close names. */
+static void suggest(const char *spec, char **names, char *why, size_t whylen)
+{
+	const char *best[3] = { 0 };
+	unsigned int dist[3] = { ~0u, ~0u, ~0u }, limit = strlen(spec) / 3 + 2;
+	int i, k, n;
+
+	for (i = 0; names && names[i]; i++) {
+		const char *colon = strchr(names[i], ':');
+		unsigned int d = edit_distance(spec, strchr(spec, ':') ? names[i] : colon + 1);
+
+		for (k = 0; k < 3; k++)
+			if (d <= limit && d < dist[k]) {
+				memmove(&best[k + 1], &best[k], (2 - k) * sizeof(best[0]));
+				memmove(&dist[k + 1], &dist[k], (2 - k) * sizeof(dist[0]));
+				best[k] = names[i];
+				dist[k] = d;
+				break;
+			}
+	}
+	n = snprintf(why, whylen, "unknown event '%s'", spec);
+	for (k = 0; k < 3 && best[k] && n > 0 && (size_t)n < whylen; k++)
+		n += snprintf(why + n, whylen - n, "%s%s", k ? ", " : "; did you mean ",
+			      best[k]);
+	if (n > 0 && (size_t)n < whylen)
+		snprintf(why + n, whylen - n, "%s", best[0] ? "?" :
+			 " (tracer list shows the events)");
+}
+
+static int matches(const char *spec, const char *full)
+{
+	/* A bare event name matches in any system. */
+	if (!strchr(spec, ':'))
+		return fnmatch(spec, strchr(full, ':') + 1, 0) == 0;
+	return fnmatch(spec, full, 0) == 0;
+}
+
+static int already_in(const struct tr_event_set *set, const char *full)
+{
+	unsigned int i;
+	size_t sys = strchr(full, ':') - full;
+
+	for (i = 0; i < set->count; i++)
+		if (strlen(set->events[i].system) == sys &&
+		    !strncmp(set->events[i].system, full, sys) &&
+		    !strcmp(set->events[i].name, full + sys + 1))
+			return 1;
+	return 0;
+}
+
+/* The fixed size and dynamic-field locators the BPF program walks. */
+static int shape_of(struct tep_event *ev, struct tr_event_shape *shape)
+{
+	struct tep_format_field *lists[2] = { ev->format.common_fields, ev->format.fields };
+	struct tep_format_field *f;
+	int l;
+
+	shape->kernel_id = ev->id;
+	shape->fixed_size = 0;
+	shape->ndyn = 0;
+	for (l = 0; l < 2; l++)
+		for (f = lists[l]; f; f = f->next) {
+			if ((__u32)(f->offset + f->size) > shape->fixed_size)
+				shape->fixed_size = f->offset + f->size;
+			if (!(f->flags & TEP_FIELD_IS_DYNAMIC))
+				continue;
+			if (shape->ndyn == TR_MAX_DYN)
+				return -E2BIG;
+			shape->dyn_offset[shape->ndyn++] = f->offset |
+				(f->flags & TEP_FIELD_IS_RELATIVE ? TR_DYN_RELATIVE : 0);
+		}
+	return 0;
+}
+
+static int add_event(struct tr_event_set *set, const char *full, char *why,
+		     size_t whylen)
+{
+	struct tr_event *ev;
+	size_t sys = strchr(full, ':') - full;
+	int size = 0, err;
+
+	if (set->count == TR_MAX_EVENTS) {
+		snprintf(why, whylen, "more than %d events", TR_MAX_EVENTS);
+		return -E2BIG;
+	}
+	ev = &set->events[set->count];
+	memset(ev, 0, sizeof(*ev));
+	ev->id = set->count;
+	ev->system = strndup(full, sys);
+	ev->name = strdup(full + sys + 1);
+	ev->format = tracefs_event_file_read(NULL, ev->system, ev->name, "format", &size);
+	if (!ev->format || tep_parse_format(set->tep, &ev->tep, ev->format, size,
+					    ev->system)) {
+		snprintf(why, whylen, "cannot read the format of %s", full);
+		return -EIO;
+	}
+	err = shape_of(ev->tep, &ev->shape);
+	if (err) {
+		snprintf(why, whylen, "%s has more than %d dynamic fields", full, TR_MAX_DYN);
+		return err;
+	}
+	set->count++;
+	return 0;
+}
+
+int tr_events_resolve(struct tr_event_set *set, const char *const *specs,
+		      unsigned int nspecs, char *why, size_t whylen)
+{
+	char **names = all_event_names();
+	unsigned int s, found;
+	int i, err = 0;
+
+	memset(set, 0, sizeof(*set));
+	if (!names) {
+		snprintf(why, whylen, "no tracepoints found in tracefs (is it mounted at %s?)",
+			 TRACEFS_PATH);
+		return -ENOENT;
+	}
+	set->tep = tep_alloc();
+	set->events = calloc(TR_MAX_EVENTS, sizeof(*set->events));
+	for (s = 0; s < nspecs && !err; s++) {
+		for (i = 0, found = 0; names[i] && !err; i++) {
+			if (!matches(specs[s], names[i]))
+				continue;
+			found++;
+			if (!already_in(set, names[i]))
+				err = add_event(set, names[i], why, whylen);
+		}
+		if (!found && !err) {
+			if (strpbrk(specs[s], "*?["))
+				snprintf(why, whylen, "'%s' matches no tracepoint", specs[s]);
+			else
+				suggest(specs[s], names, why, whylen);
+			err = -ENOENT;
+		}
+	}
+	tracefs_list_free(names);
+	if (err)
+		tr_events_free(set);
+	return err;
+}
+
+void tr_events_free(struct tr_event_set *set)
+{
+	unsigned int i;
+
+	for (i = 0; set->events && i <= set->count && i < TR_MAX_EVENTS; i++) {
+		free(set->events[i].system);
+		free(set->events[i].name);
+		free(set->events[i].format);
+	}
+	free(set->events);
+	if (set->tep)
+		tep_free(set->tep);
+	memset(set, 0, sizeof(*set));
+}

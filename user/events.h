@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Which tracepoints a recording enables: event specs such as "sched:*" or
+ * "syscalls:sys_enter_openat" resolved against tracefs, with each event's
+ * format (libtraceevent) and the shape the BPF program needs to copy it.
+ */
+#ifndef TRACER_EVENTS_H
+#define TRACER_EVENTS_H
+
+#include <stddef.h>
+#include <linux/types.h>
+#include "record.h"
+
+struct tep_event;
+
+struct tr_event {
+	__u32 id;			/* ours: index in the set, tr_event_header.id */
+	char *system;
+	char *name;
+	char *format;			/* tracefs format text */
+	struct tep_event *tep;		/* parsed format (owned by the set's tep) */
+	struct tr_event_shape shape;
+};
+
+struct tr_event_set {
+	struct tr_event *events;
+	unsigned int count;
+	struct tep_handle *tep;
+};
+
+/*
+ * Resolve specs ("system:event", globs allowed in both parts) into a set
+ * of distinct events.  On failure returns -errno and writes one line
+ * saying why into why (unknown event with close names, glob matching
+ * nothing, tracefs unreadable).
+ */
+int tr_events_resolve(struct tr_event_set *set, const char *const *specs,
+		      unsigned int nspecs, char *why, size_t whylen);
+void tr_events_free(struct tr_event_set *set);
+
+/*
+ * Make sure tracefs is mounted; *mounted_here says whether this call
+ * mounted it (so the caller unmounts it when done).  0 or -errno.
+ */
+int tr_tracefs_mount(int *mounted_here);
+void tr_tracefs_unmount(void);
+
+#endif /* TRACER_EVENTS_H */

@@ -1,0 +1,615 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * tracer record over the pure-BPF backend.  Order matters so that nothing
+ * is lost and a killed recorder leaves a readable trace:
+ *   resolve events -> create the trace directory and write its metadata ->
+ *   load BPF, fill the filter maps, initialise the buffers -> start the
+ *   command (held) -> attach -> release the command -> consume until
+ *   stopped -> detach -> flush and drain every buffer -> summary.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
+#include <bpf/bpf.h>
+#include <event-parse.h>
+
+#include "recorder.h"
+#include "events.h"
+#include "bpfbuf.h"
+#include "ctf.h"
+#include "packet.h"
+#include "ubuf.h"
+#include "record.skel.h"
+
+#define MAX_FIELDS	128
+
+struct session {
+	const struct tr_record_opts *o;
+	struct tr_event_set events;
+	struct record *skel;
+	struct tr_bpfbuf bufs;
+	struct bpf_link **links;
+	unsigned int ncpu;
+	int *stream_fd;
+	int tracefs_mounted;
+	pid_t child;
+	int child_status;
+	int release_fd;			/* write end: the held command starts */
+	unsigned long *per_event;
+	unsigned long records;
+	__u64 bytes;
+	int write_error;		/* -errno of a failed stream write */
+};
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_stop_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+static void say(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "tracer record: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static __u64 now_ns(void)
+{
+	return tr_clock_monotonic_ns();
+}
+
+/* --- Trace directory ------------------------------------------------------ */
+
+static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *f)
+{
+	(void)st;
+	(void)type;
+	return f->level ? remove(path) : 0;
+}
+
+static int prepare_output(struct session *s)
+{
+	const char *dir = s->o->output;
+	char path[4096];
+
+	if (mkdir(dir, 0755)) {
+		if (errno != EEXIST) {
+			say("cannot create %s: %s", dir, strerror(errno));
+			return -errno;
+		}
+		if (!s->o->force) {
+			say("%s already exists; choose another -o or add --force to replace it", dir);
+			return -EEXIST;
+		}
+		nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	}
+	snprintf(path, sizeof(path), "%s/.tracer", dir);
+	if (mkdir(path, 0755)) {
+		say("cannot create %s: %s", path, strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+/* The formats as tracefs gave them, for `tracer report`. */
+static int write_formats(struct session *s)
+{
+	char path[4096];
+	unsigned int i;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/.tracer/events", s->o->output);
+	f = fopen(path, "w");
+	if (!f)
+		return -errno;
+	for (i = 0; i < s->events.count; i++) {
+		const struct tr_event *ev = &s->events.events[i];
+
+		fprintf(f, "event %u %s %s %zu\n%s", ev->id, ev->system, ev->name,
+			strlen(ev->format), ev->format);
+	}
+	return fclose(f) ? -errno : 0;
+}
+
+static int write_metadata(struct session *s)
+{
+	unsigned int n = s->events.count, i;
+	struct tr_ctf_event_class *classes = calloc(n, sizeof(*classes));
+	struct tr_ctf_field *fields = calloc((size_t)n * MAX_FIELDS, sizeof(*fields));
+	struct tr_ctf_trace trace = {
+		.backend = "bpf", .clock_offset_ns = tr_ctf_clock_offset_ns(),
+		.classes = classes, .nclasses = n,
+	};
+	char host[256] = "unknown", path[4096];
+	int err = 0, nf;
+	FILE *f;
+
+	gethostname(host, sizeof(host) - 1);
+	trace.hostname = host;
+	for (i = 0; i < n && !err; i++) {
+		const struct tr_event *ev = &s->events.events[i];
+
+		nf = tr_ctf_fields_from_format(ev->tep, fields + i * MAX_FIELDS, MAX_FIELDS);
+		if (nf < 0)
+			err = nf;
+		classes[i] = (struct tr_ctf_event_class) {
+			ev->name, ev->id, fields + i * MAX_FIELDS, nf < 0 ? 0 : nf,
+		};
+	}
+	snprintf(path, sizeof(path), "%s/metadata", s->o->output);
+	f = err ? NULL : fopen(path, "w");
+	if (!err && !f)
+		err = -errno;
+	if (f) {
+		err = tr_ctf_write_metadata(f, &trace);
+		if (fclose(f) && !err)
+			err = -errno;
+	}
+	if (!err)
+		err = write_formats(s);
+	if (err)
+		say("cannot write the trace metadata in %s: %s", s->o->output, strerror(-err));
+	free(classes);
+	free(fields);
+	return err;
+}
+
+static int open_streams(struct session *s)
+{
+	char path[4096];
+	unsigned int cpu;
+
+	s->stream_fd = calloc(s->ncpu, sizeof(int));
+	for (cpu = 0; cpu < s->ncpu; cpu++) {
+		snprintf(path, sizeof(path), "%s/channel0_%u", s->o->output, cpu);
+		s->stream_fd[cpu] = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (s->stream_fd[cpu] < 0) {
+			say("cannot create %s: %s", path, strerror(errno));
+			return -errno;
+		}
+	}
+	return 0;
+}
+
+/* --- BPF ------------------------------------------------------------------- */
+
+static int parse_cpus(const char *list, __u8 *set, unsigned int ncpu)
+{
+	const char *p = list;
+
+	while (*p) {
+		char *end;
+		unsigned long lo = strtoul(p, &end, 10), hi = lo;
+
+		if (end == p)
+			return -EINVAL;
+		if (*end == '-')
+			hi = strtoul(end + 1, &end, 10);
+		if (lo > hi || hi >= ncpu)
+			return -ERANGE;
+		while (lo <= hi)
+			set[lo++] = 1;
+		if (*end != ',' && *end)
+			return -EINVAL;
+		p = *end ? end + 1 : end;
+	}
+	return 0;
+}
+
+static int configure(struct session *s, const struct trb_config *cfg)
+{
+	const struct tr_record_opts *o = s->o;
+	struct record *skel = s->skel;
+	int err;
+
+	TR_BPFBUF_SET_GEOMETRY(skel->rodata, cfg);
+	skel->rodata->tr_self_tgid = getpid();
+	skel->rodata->tr_filter_pids = !o->system_wide && (o->pid || o->command);
+	skel->rodata->tr_follow_forks = !o->system_wide && !o->pid && o->command;
+	skel->rodata->tr_filter_cpus = o->cpus != NULL;
+	if (o->comm) {
+		skel->rodata->tr_filter_comm = true;
+		strncpy((char *)skel->rodata->tr_comm, o->comm, sizeof(skel->rodata->tr_comm) - 1);
+	}
+	err = tr_bpfbuf_size_map(skel->maps.trb_regions, cfg, s->ncpu);
+	if (!err)
+		err = bpf_map__set_max_entries(skel->maps.tr_cpus, s->ncpu);
+	if (!skel->rodata->tr_follow_forks)
+		bpf_program__set_autoload(skel->progs.tr_follow_fork, false);
+	return err;
+}
+
+static int fill_maps(struct session *s)
+{
+	const struct tr_record_opts *o = s->o;
+	__u8 yes = 1, *cpus;
+	unsigned int i;
+	int err = 0;
+
+	for (i = 0; i < s->events.count && !err; i++)
+		err = bpf_map__update_elem(s->skel->maps.tr_events, &i, sizeof(i),
+					   &s->events.events[i].shape,
+					   sizeof(struct tr_event_shape), BPF_ANY);
+	if (!err && o->pid) {
+		__u32 tgid = o->pid;
+
+		err = bpf_map__update_elem(s->skel->maps.tr_pids, &tgid, sizeof(tgid),
+					   &yes, 1, BPF_ANY);
+	}
+	if (err || !o->cpus)
+		return err;
+	cpus = calloc(s->ncpu, 1);
+	err = parse_cpus(o->cpus, cpus, s->ncpu);
+	if (err)
+		say("bad CPU list '%s' (this machine has CPUs 0-%u)", o->cpus, s->ncpu - 1);
+	for (i = 0; i < s->ncpu && !err; i++)
+		err = bpf_map__update_elem(s->skel->maps.tr_cpus, &i, sizeof(i),
+					   &cpus[i], 1, BPF_ANY);
+	free(cpus);
+	return err;
+}
+
+static int load_bpf(struct session *s, const struct trb_config *cfg)
+{
+	int err;
+
+	s->skel = record__open();
+	if (!s->skel) {
+		say("cannot open the BPF object: %s", strerror(errno));
+		return -errno;
+	}
+	err = configure(s, cfg);
+	if (!err)
+		err = record__load(s->skel);
+	if (err == -EPERM || err == -EACCES) {
+		say("loading BPF programs is not permitted: run as root (or with CAP_BPF, CAP_PERFMON and CAP_SYS_RESOURCE)");
+		return err;
+	}
+	if (err) {
+		say("cannot load the BPF programs: %s", strerror(-err));
+		return err;
+	}
+	err = fill_maps(s);
+	if (!err)
+		err = tr_bpfbuf_open(&s->bufs, s->skel->maps.trb_regions, cfg, s->ncpu,
+				     tr_clock_monotonic_ns);
+	if (err)
+		say("cannot set up the buffers: %s", strerror(-err));
+	return err;
+}
+
+static int attach(struct session *s)
+{
+	unsigned int i;
+	__u32 child;
+	__u8 yes = 1;
+
+	if (s->child) {
+		child = s->child;
+		if (bpf_map__update_elem(s->skel->maps.tr_pids, &child, sizeof(child),
+					 &yes, 1, BPF_ANY))
+			return -errno;
+	}
+	if (s->skel->rodata->tr_follow_forks && record__attach(s->skel)) {
+		say("cannot follow the command's children: %s", strerror(errno));
+		return -errno;
+	}
+	s->links = calloc(s->events.count, sizeof(*s->links));
+	for (i = 0; i < s->events.count; i++) {
+		const struct tr_event *ev = &s->events.events[i];
+		LIBBPF_OPTS(bpf_tracepoint_opts, topts, .bpf_cookie = ev->id);
+
+		s->links[i] = bpf_program__attach_tracepoint_opts(s->skel->progs.tr_tracepoint,
+								  ev->system, ev->name, &topts);
+		if (!s->links[i]) {
+			say("cannot attach to %s:%s: %s", ev->system, ev->name, strerror(errno));
+			return -errno;
+		}
+	}
+	return 0;
+}
+
+static void detach(struct session *s)
+{
+	unsigned int i;
+
+	for (i = 0; s->links && i < s->events.count; i++)
+		bpf_link__destroy(s->links[i]);
+	free(s->links);
+	s->links = NULL;
+}
+
+/* --- The command ------------------------------------------------------------ */
+
+/* Fork the command, held until release_command() so no event is missed. */
+static int start_command(struct session *s)
+{
+	int go[2];
+	char byte;
+
+	if (pipe2(go, O_CLOEXEC))
+		return -errno;
+	s->child = fork();
+	if (s->child < 0)
+		return -errno;
+	if (s->child == 0) {
+		close(go[1]);
+		if (read(go[0], &byte, 1) != 1)
+			_exit(127);
+		execvp(s->o->command[0], s->o->command);
+		fprintf(stderr, "tracer record: cannot run %s: %s\n", s->o->command[0],
+			strerror(errno));
+		_exit(127);
+	}
+	close(go[0]);
+	s->release_fd = go[1];
+	return 0;
+}
+
+static void release_command(struct session *s)
+{
+	if (s->child && write(s->release_fd, "g", 1) != 1)
+		kill(s->child, SIGKILL);
+	if (s->child)
+		close(s->release_fd);
+}
+
+/* --- Consuming ----------------------------------------------------------- */
+
+static void count_records(struct session *s, const void *packet)
+{
+	const struct tr_event_header *e;
+	struct tr_packet_iter it;
+	const char *problem;
+
+	tr_packet_iter_init(&it, packet);
+	while ((e = tr_packet_next(&it, &problem))) {
+		if (e->id < s->events.count)
+			s->per_event[e->id]++;
+		s->records++;
+	}
+}
+
+/* Write a packet; on failure cut the file back so it ends on a whole packet. */
+static int store_packet(struct session *s, unsigned int cpu, const void *packet)
+{
+	off_t before = lseek(s->stream_fd[cpu], 0, SEEK_CUR);
+	int err = tr_ctf_write_packet(s->stream_fd[cpu], packet);
+
+	if (err) {
+		if (ftruncate(s->stream_fd[cpu], before))
+			err = -errno;
+		return err;
+	}
+	s->bytes += ((const struct tr_packet_header *)packet)->packet_size / 8;
+	return 0;
+}
+
+static void consume(struct session *s)
+{
+	unsigned int cpu;
+
+	for (cpu = 0; cpu < s->ncpu && !s->write_error; cpu++) {
+		const struct trb_buf *b = &s->bufs.cpu[cpu];
+		const char *packet;
+		__u64 pos;
+
+		while (!s->write_error && trb_get_subbuf(b, &pos, &packet) == 0) {
+			if (tr_packet_header_problem((const void *)packet, b->subbuf_size)) {
+				trb_put_subbuf(b, pos);
+				continue;
+			}
+			s->write_error = store_packet(s, cpu, packet);
+			if (!s->write_error)
+				count_records(s, packet);
+			trb_put_subbuf(b, pos);
+		}
+	}
+}
+
+static void flush_all(struct session *s)
+{
+	unsigned int cpu;
+
+	for (cpu = 0; cpu < s->ncpu; cpu++)
+		trb_flush(&s->bufs.cpu[cpu]);
+}
+
+static __u64 lost_total(const struct session *s)
+{
+	__u64 lost = 0;
+	unsigned int cpu;
+
+	for (cpu = 0; cpu < s->ncpu; cpu++) {
+		const struct tr_buf_ctl *c = s->bufs.cpu[cpu].ctl;
+
+		lost += c->lost_full + c->lost_wrap + c->lost_big + c->lost_busy +
+			c->records_overrun;
+	}
+	return lost;
+}
+
+static void status_line(const struct session *s, __u64 start, __u64 now)
+{
+	double secs = (now - start) / 1e9;
+
+	fprintf(stderr, "\r[ %.1f s  %.0f events/s  %.1f MiB written  %llu lost ]  ",
+		secs, secs > 0 ? s->records / secs : 0.0, s->bytes / 1048576.0,
+		(unsigned long long)lost_total(s));
+}
+
+static int command_running(struct session *s)
+{
+	if (!s->child)
+		return 1;
+	if (waitpid(s->child, &s->child_status, WNOHANG) == s->child) {
+		s->child = 0;
+		return 0;
+	}
+	return 1;
+}
+
+static void run(struct session *s)
+{
+	const struct tr_record_opts *o = s->o;
+	__u64 start = now_ns(), last_flush = start, last_status = start;
+	int live = isatty(STDERR_FILENO), had_command = s->child != 0;
+	struct timespec tick = { 0, 2000000 };
+
+	while (!stop_requested && !s->write_error) {
+		__u64 now = now_ns();
+
+		if (had_command && !command_running(s))
+			break;
+		if (o->duration > 0 && now - start >= o->duration * 1e9)
+			break;
+		if (now - last_flush >= o->flush_ms * 1000000ull) {
+			flush_all(s);
+			last_flush = now;
+		}
+		consume(s);
+		if (live && now - last_status >= 1000000000ull) {
+			status_line(s, start, now);
+			last_status = now;
+		}
+		nanosleep(&tick, NULL);
+	}
+	if (live)
+		fputc('\n', stderr);
+}
+
+/* --- Summary ------------------------------------------------------------- */
+
+static void summary(const struct session *s)
+{
+	unsigned int i, cpu;
+
+	fprintf(stderr, "tracer record: %lu events, %.1f MiB in %s (backend bpf, clock CLOCK_MONOTONIC)\n",
+		s->records, s->bytes / 1048576.0, s->o->output);
+	for (i = 0; i < s->events.count; i++)
+		if (s->per_event[i])
+			fprintf(stderr, "  %10lu  %s:%s\n", s->per_event[i],
+				s->events.events[i].system, s->events.events[i].name);
+	for (cpu = 0; cpu < s->ncpu; cpu++) {
+		const struct tr_buf_ctl *c = s->bufs.cpu[cpu].ctl;
+
+		if (c->lost_full + c->lost_wrap + c->lost_big + c->lost_busy + c->records_overrun)
+			fprintf(stderr, "  cpu %u lost: %llu buffer full, %llu not yet committed, %llu too big, %llu busy, %llu overwritten\n",
+				cpu, c->lost_full, c->lost_wrap, c->lost_big, c->lost_busy,
+				c->records_overrun);
+	}
+}
+
+/* --- Entry point ----------------------------------------------------------- */
+
+static int setup(struct session *s, const struct trb_config *cfg)
+{
+	char why[1024];
+	int err;
+
+	err = tr_tracefs_mount(&s->tracefs_mounted);
+	if (err) {
+		say("tracefs is not mounted and mounting it failed (%s): run as root, or mount -t tracefs nodev /sys/kernel/tracing",
+		    strerror(-err));
+		return err;
+	}
+	err = tr_events_resolve(&s->events, s->o->events, s->o->nevents, why, sizeof(why));
+	if (err) {
+		say("%s", why);
+		return err;
+	}
+	s->per_event = calloc(s->events.count, sizeof(*s->per_event));
+	err = prepare_output(s);
+	if (!err)
+		err = write_metadata(s);
+	if (!err)
+		err = load_bpf(s, cfg);
+	if (!err)
+		err = open_streams(s);
+	if (!err && s->o->command)
+		err = start_command(s);
+	if (!err)
+		err = attach(s);
+	return err;
+}
+
+static void teardown(struct session *s)
+{
+	unsigned int cpu;
+
+	detach(s);
+	if (s->skel)
+		record__destroy(s->skel);
+	if (s->bufs.cpu)
+		tr_bpfbuf_close(&s->bufs);
+	for (cpu = 0; s->stream_fd && cpu < s->ncpu; cpu++)
+		if (s->stream_fd[cpu] > 0)
+			close(s->stream_fd[cpu]);
+	free(s->stream_fd);
+	free(s->per_event);
+	tr_events_free(&s->events);
+	if (s->tracefs_mounted)
+		tr_tracefs_unmount();
+}
+
+int tr_record(const struct tr_record_opts *o)
+{
+	struct trb_config cfg = {
+		.subbuf_size = o->subbuf_size, .mode = o->mode,
+		.nsubbuf = o->subbuf_size ? o->buffer_size / o->subbuf_size : 0,
+	};
+	struct sigaction stop = { .sa_handler = on_stop_signal };
+	struct session s = { .o = o, .ncpu = libbpf_num_possible_cpus() };
+	const char *bad = trb_geometry_problem(cfg.subbuf_size, cfg.nsubbuf);
+	int err, status = 0;
+
+	if (bad) {
+		say("bad buffer geometry (--buffer-size %llu, --subbuf-size %llu): %s",
+		    (unsigned long long)o->buffer_size, (unsigned long long)o->subbuf_size, bad);
+		return 2;
+	}
+	sigaction(SIGINT, &stop, NULL);
+	sigaction(SIGTERM, &stop, NULL);
+	libbpf_set_print(NULL);
+	err = setup(&s, &cfg);
+	release_command(&s);
+	if (!err) {
+		run(&s);
+		detach(&s);
+		flush_all(&s);
+		consume(&s);
+		if (s.write_error)
+			say("writing the trace failed (%s): recording stopped; what was written stays readable",
+			    strerror(-s.write_error));
+		summary(&s);
+	}
+	if (s.child) {
+		if (err)
+			kill(s.child, SIGKILL);
+		waitpid(s.child, &s.child_status, 0);
+	}
+	if (s.o->command && WIFEXITED(s.child_status))
+		status = WEXITSTATUS(s.child_status);
+	teardown(&s);
+	if (err)
+		return err == -ENOENT || err == -EEXIST || err == -EINVAL ? 2 : 1;
+	return s.write_error ? 1 : status;
+}

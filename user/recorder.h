@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * tracer record: tracepoints through the pure-BPF backend into a CTF
+ * trace directory (metadata, one stream file per CPU).
+ */
+#ifndef TRACER_RECORDER_H
+#define TRACER_RECORDER_H
+
+#include <sys/types.h>
+#include <tracer/layout.h>
+
+struct tr_record_opts {
+	const char *const *events;	/* specs, e.g. "sched:*" */
+	unsigned int nevents;
+	int system_wide;		/* -a: every process, even with a command */
+	pid_t pid;			/* -p: this process and its threads, or 0 */
+	const char *cpus;		/* -C: list such as "0,2-3", or NULL */
+	const char *comm;		/* --comm, or NULL */
+	const char *output;		/* -o: trace directory */
+	int force;			/* replace an existing output directory */
+	double duration;		/* seconds, 0 for until stopped */
+	enum tr_buf_mode mode;
+	__u64 buffer_size;		/* per CPU */
+	__u64 subbuf_size;
+	unsigned int flush_ms;
+	char *const *command;		/* argv to run and record, or NULL */
+};
+
+/* Runs a recording; returns the exit status for the command line. */
+int tr_record(const struct tr_record_opts *opts);
+
+#endif /* TRACER_RECORDER_H */
