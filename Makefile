@@ -24,6 +24,8 @@ HEADERS  := $(wildcard include/tracer/*.h user/*.h bpf/*.h)
 TEST_SRCS := $(wildcard tests/*/*_test.c)
 TEST_BINS := $(TEST_SRCS:%.c=$(BUILD)/%)
 
+HELPER_BINS := $(patsubst tests/helpers/%.c,$(BUILD)/tests/helpers/%,$(wildcard tests/helpers/*.c))
+
 BENCH_BINS := $(BUILD)/bench/ringbuf_bench
 
 TRACER := $(BUILD)/tracer
@@ -64,8 +66,8 @@ deps:
 	./setup --deps-only
 
 # Each test prints TAP; prove runs them all and prints the summary.
-check: deps $(TEST_BINS)
-	prove --exec '' --merge --verbose $(TEST_BINS) $(wildcard tests/run-*.t)
+check: deps all $(TEST_BINS) $(HELPER_BINS)
+	BUILD=$(BUILD) prove --exec '' --merge --verbose $(TEST_BINS) $(wildcard tests/run-*.t)
 
 bench: $(BENCH_BINS)
 	$(BUILD)/bench/ringbuf_bench $(BENCH_ARGS)

@@ -13,20 +13,11 @@
 
 #define TRACEFS_PATH "/sys/kernel/tracing"
 
-int tr_tracefs_mount(int *mounted_here)
+int tr_tracefs_mount(void)
 {
-	*mounted_here = 0;
 	if (tracefs_tracing_dir_is_mounted(false, NULL) == 1)
 		return 0;
-	if (mount("nodev", TRACEFS_PATH, "tracefs", 0, NULL))
-		return -errno;
-	*mounted_here = 1;
-	return 0;
-}
-
-void tr_tracefs_unmount(void)
-{
-	umount(TRACEFS_PATH);
+	return mount("nodev", TRACEFS_PATH, "tracefs", 0, NULL) ? -errno : 0;
 }
 
 /* Every "system:event" tracefs knows, or NULL. */

@@ -39,10 +39,10 @@ int tr_events_resolve(struct tr_event_set *set, const char *const *specs,
 void tr_events_free(struct tr_event_set *set);
 
 /*
- * Make sure tracefs is mounted; *mounted_here says whether this call
- * mounted it (so the caller unmounts it when done).  0 or -errno.
+ * Make sure tracefs is mounted, mounting it if not.  It stays mounted, as
+ * perf and trace-cmd leave it: unmounting could pull it from under another
+ * recorder.  0 or -errno.
  */
-int tr_tracefs_mount(int *mounted_here);
-void tr_tracefs_unmount(void);
+int tr_tracefs_mount(void);
 
 #endif /* TRACER_EVENTS_H */

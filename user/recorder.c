@@ -42,7 +42,6 @@ struct session {
 	struct bpf_link **links;
 	unsigned int ncpu;
 	int *stream_fd;
-	int tracefs_mounted;
 	pid_t child;
 	int child_status;
 	int release_fd;			/* write end: the held command starts */
@@ -525,7 +524,7 @@ static int setup(struct session *s, const struct trb_config *cfg)
 	char why[1024];
 	int err;
 
-	err = tr_tracefs_mount(&s->tracefs_mounted);
+	err = tr_tracefs_mount();
 	if (err) {
 		say("tracefs is not mounted and mounting it failed (%s): run as root, or mount -t tracefs nodev /sys/kernel/tracing",
 		    strerror(-err));
@@ -566,8 +565,6 @@ static void teardown(struct session *s)
 	free(s->stream_fd);
 	free(s->per_event);
 	tr_events_free(&s->events);
-	if (s->tracefs_mounted)
-		tr_tracefs_unmount();
 }
 
 int tr_record(const struct tr_record_opts *o)
