@@ -39,7 +39,7 @@ all: $(LIB) $(BPF_SKELS) $(TRACER)
 $(TRACER): cli/tracer.c $(LIB) $(HEADERS)
 	$(CC) $(CFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
-$(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) $(HEADERS) vmlinux/x86/vmlinux.h
+$(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h include/tracer/*.h) vmlinux/x86/vmlinux.h
 	@mkdir -p $(@D)
 	clang $(BPF_CFLAGS) -c -o $@ $<
 

@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "recorder.h"
+#include "report.h"
+#include "events.h"
 
 static const char usage_record[] =
 "usage: tracer record -e EVENT [-e EVENT...] [options] [-- command [args...]]\n"
@@ -107,9 +109,58 @@ static int cmd_record(int argc, char **argv)
 	return tr_record(&o);
 }
 
+static const char usage_report[] =
+"usage: tracer report [options] [DIR]\n"
+"  DIR                    trace directory (default tracer.data)\n"
+"      --cpu LIST         only these CPUs, e.g. 0,2-3\n"
+"      --pid PID          only this process id\n"
+"      --event GLOB       only these events, e.g. 'sched:*' or sched_switch\n";
+
+static int cmd_report(int argc, char **argv)
+{
+	enum { OPT_CPU = 256, OPT_PID, OPT_EVENT };
+	static const struct option options[] = {
+		{ "cpu", required_argument, NULL, OPT_CPU },
+		{ "pid", required_argument, NULL, OPT_PID },
+		{ "event", required_argument, NULL, OPT_EVENT },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	struct tr_report_opts o = { .dir = "tracer.data" };
+	int c;
+
+	while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+		switch (c) {
+		case OPT_CPU: o.cpus = optarg; break;
+		case OPT_PID: o.pid = atoi(optarg); break;
+		case OPT_EVENT: o.event = optarg; break;
+		case 'h': fputs(usage_report, stdout); return 0;
+		default: return bad_usage("bad option", usage_report);
+		}
+	}
+	if (optind < argc)
+		o.dir = argv[optind];
+	return tr_report(&o, stdout);
+}
+
+static int cmd_list(int argc, char **argv)
+{
+	if (tr_tracefs_mount()) {
+		fprintf(stderr, "tracer list: tracefs is not mounted and mounting it needs root: mount -t tracefs nodev /sys/kernel/tracing\n");
+		return 1;
+	}
+	if (!tr_events_list(argc > 1 ? argv[1] : NULL, stdout) && argc > 1) {
+		fprintf(stderr, "tracer list: no tracepoint matches '%s'\n", argv[1]);
+		return 1;
+	}
+	return 0;
+}
+
 static const char usage[] =
 "usage: tracer COMMAND [options]\n"
-"  record   record tracepoints into a CTF trace directory\n";
+"  record   record tracepoints into a CTF trace directory\n"
+"  report   print a trace's events from all CPUs in time order\n"
+"  list     list the tracepoints, optionally those matching a glob\n";
 
 int main(int argc, char **argv)
 {
@@ -117,6 +168,10 @@ int main(int argc, char **argv)
 		return bad_usage("no command given", usage);
 	if (!strcmp(argv[1], "record"))
 		return cmd_record(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "report"))
+		return cmd_report(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "list"))
+		return cmd_list(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		fputs(usage, stdout);
 		return 0;

@@ -97,6 +97,138 @@ killed_recorder_leaves_readable_trace() {
 }
 check "a recorder killed with SIGKILL leaves a trace babeltrace2 reads" killed_recorder_leaves_readable_trace
 
+# --- report -------------------------------------------------------------------
+
+report_counts_and_names() {
+	"$TRACER" report "$work/cmd" >"$work/report.txt" 2>"$work/report.err" || { diag "$work/report.err"; return 1; }
+	[ "$(grep -c ' syscalls:sys_enter_getppid: ' "$work/report.txt")" = 1000 ] &&
+		[ "$(grep -c '^ *getppid_n ' "$work/report.txt")" = 1000 ] || { head -3 "$work/report.txt" | diag; return 1; }
+}
+check "report: the 1000 getppid events, with the command's name" report_counts_and_names
+
+merged_in_time_and_cpu_order() {
+	"$TRACER" record -a -e 'sched:*' -e 'syscalls:sys_enter_getppid' -d 1 -o "$work/merge" 2>/dev/null &
+	local recorder=$!
+	wait_attached "$recorder" || { kill "$recorder"; wait; return 1; }
+	taskset -c 0 "$GETPPID" 3000 & taskset -c 1 "$GETPPID" 3000 &
+	wait
+	"$TRACER" report "$work/merge" >"$work/merged.txt" || return 1
+	local cpus
+	cpus=$(grep -o '^ *[^ ]* *[0-9]* \[[0-9]*\]' "$work/merged.txt" | grep -o '\[[0-9]*\]' | sort -u | wc -l)
+	[ "$cpus" -ge 2 ] || { echo "# events from $cpus CPUs"; return 1; }
+	awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^\[[0-9]+\]$/) { ts = $(i + 1); sub(":", "", ts);
+		if (ts + 0 < last + 0) { print "# back in time: " $0; exit 1 } last = ts } }' "$work/merged.txt" || return 1
+	for cpu in 0 1; do
+		"$TRACER" report --cpu "$cpu" "$work/merge" >"$work/cpu$cpu.txt" || return 1
+		grep " \[00$cpu\] " "$work/merged.txt" | cmp -s - "$work/cpu$cpu.txt" ||
+			{ echo "# CPU $cpu differs from its subsequence of the merge"; return 1; }
+	done
+}
+check "report: all CPUs merged in time order; each CPU's events in buffer order" merged_in_time_and_cpu_order
+
+report_filters() {
+	local pid
+	pid=$(grep -m1 -o 'common_pid = [0-9]*' <(babeltrace2 "$work/cmd") | grep -o '[0-9]*$')
+	[ "$("$TRACER" report --pid "$pid" "$work/cmd" | wc -l)" = 1000 ] &&
+		[ "$("$TRACER" report --pid 1 "$work/cmd" | wc -l)" = 0 ] &&
+		[ "$("$TRACER" report --event 'sched:*' "$work/cmd" | wc -l)" = 0 ] &&
+		[ "$("$TRACER" report --event sys_enter_getppid "$work/cmd" | wc -l)" = 1000 ]
+}
+check "report --pid and --event select exactly their events" report_filters
+
+report_survives_damage() {
+	# A stream cut inside its last packet: the packets before it still read.
+	cp -r "$work/merge" "$work/damaged"
+	local stream whole
+	stream=$(ls -S "$work/damaged"/channel0_* | head -1)
+	whole=$("$TRACER" report --cpu "${stream##*_}" "$work/merge" | wc -l)
+	truncate -s $(($(stat -c %s "$stream") - 100)) "$stream"
+	"$TRACER" report --cpu "${stream##*_}" "$work/damaged" >"$work/damaged.txt" 2>"$work/damaged.err"
+	local got=$? some
+	some=$(wc -l <"$work/damaged.txt")
+	[ "$got" = 1 ] && grep -q 'truncated packet' "$work/damaged.err" &&
+		[ "$some" -gt 0 ] && [ "$some" -lt "$whole" ] ||
+		{ echo "# exit $got, $some of $whole lines"; diag "$work/damaged.err"; return 1; }
+	printf 'garbage' | dd of="$stream" bs=1 seek=0 conv=notrunc status=none
+	"$TRACER" report "$work/damaged" >/dev/null 2>"$work/damaged.err"
+	[ $? = 1 ] && grep -q 'bad packet magic' "$work/damaged.err" || { diag "$work/damaged.err"; return 1; }
+	"$TRACER" report "$work" >/dev/null 2>"$work/damaged.err"
+	[ $? = 2 ] && grep -q 'is not a tracer trace' "$work/damaged.err"
+}
+check "report on damaged or foreign files: error lines, exit code, no crash" report_survives_damage
+
+# --- loss with a stalled consumer -------------------------------------------------
+
+# Records N numbered events while the recorder is stopped, so buffers fill.
+record_stalled() { # record_stalled MODE DIR N
+	rm -f "$work/go"
+	"$GETPPID" "$3" 0 "$work/go" seq &
+	local target=$!
+	"$TRACER" record -e syscalls:sys_enter_close -p "$target" --mode "$1" \
+		--buffer-size 16K --subbuf-size 4K -o "$2" 2>"$2.log" &
+	local recorder=$!
+	wait_attached "$recorder" || { kill "$recorder" "$target"; wait; return 1; }
+	kill -STOP "$recorder"
+	touch "$work/go"
+	wait "$target"
+	kill -CONT "$recorder"
+	kill -INT "$recorder"
+	wait "$recorder"
+}
+
+# Events in the summary, and lost ones by cause, must add up to N.
+summary_adds_up() { # summary_adds_up LOG N
+	awk -v n="$2" '/events, / { ev = $3 } /lost:/ { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+$/ && i > 3) lost += $i }
+		END { if (ev + lost != n || lost == 0) { print "# " ev " events + " lost " lost != " n; exit 1 } }' "$1"
+}
+
+discard_mode_counts_every_loss() {
+	record_stalled discard "$work/discard" 20000 || return 1
+	summary_adds_up "$work/discard.log" 20000 || { diag "$work/discard.log"; return 1; }
+	"$TRACER" report "$work/discard" >"$work/discard.txt" || return 1
+	local shown lost
+	shown=$(grep -c 'sys_enter_close: ' "$work/discard.txt")
+	lost=$(grep -o 'LOST [0-9]* events' "$work/discard.txt" | awk '{ s += $2 } END { print s + 0 }')
+	[ $((shown + lost)) = 20000 ] && grep -q 'buffer full' "$work/discard.txt" ||
+		{ echo "# report: $shown events + $lost lost"; return 1; }
+	# Discard keeps the oldest: the first event survives.
+	grep -m1 'sys_enter_close: ' "$work/discard.txt" | grep -q 'fd=0x0*186a0$'
+}
+check "discard mode, stalled consumer: recorded + lost == emitted, loss shown where it happened" \
+	discard_mode_counts_every_loss
+
+overwrite_mode_keeps_the_newest() {
+	record_stalled overwrite "$work/overwrite" 20000 || return 1
+	summary_adds_up "$work/overwrite.log" 20000 || { diag "$work/overwrite.log"; return 1; }
+	"$TRACER" report "$work/overwrite" >"$work/overwrite.txt" || return 1
+	grep -q 'sub-buffers overwritten' "$work/overwrite.txt" &&
+		grep 'sys_enter_close: ' "$work/overwrite.txt" | tail -1 | grep -q 'fd=0x0*1d4bf$' ||
+		{ tail -2 "$work/overwrite.txt" | diag; return 1; }
+}
+check "overwrite mode, stalled consumer: the newest events survive, overwritten sub-buffers reported" \
+	overwrite_mode_keeps_the_newest
+
+# --- latency of a low-rate event --------------------------------------------------
+
+low_rate_event_arrives_within_flush_period() {
+	rm -f "$work/go"
+	"$GETPPID" 3 1000 "$work/go" &
+	local target=$!
+	"$TRACER" record -e syscalls:sys_enter_getppid -p "$target" --flush-ms 100 -o "$work/slow" 2>/dev/null &
+	local recorder=$!
+	wait_attached "$recorder" || { kill "$recorder" "$target"; wait; return 1; }
+	touch "$work/go"
+	sleep 0.4   # the first event plus the flush period and some slack
+	local early
+	early=$(cat "$work/slow"/channel0_* | wc -c)
+	wait "$target"
+	kill -INT "$recorder"
+	wait "$recorder"
+	[ "$early" -gt 0 ] && [ "$("$TRACER" report "$work/slow" | wc -l)" = 3 ] ||
+		{ echo "# $early bytes on disk after 0.4 s"; return 1; }
+}
+check "one event a second reaches the trace files within the flush period" low_rate_event_arrives_within_flush_period
+
 # --- refusals -------------------------------------------------------------------
 
 refuses() { # refuses CODE PATTERN ARGS...: exit code and message

@@ -227,3 +227,17 @@ void tr_events_free(struct tr_event_set *set)
 		tep_free(set->tep);
 	memset(set, 0, sizeof(*set));
 }
+
+int tr_events_list(const char *glob, FILE *out)
+{
+	char **names = all_event_names();
+	int i, n = 0;
+
+	for (i = 0; names && names[i]; i++)
+		if (!glob || matches(glob, names[i])) {
+			fprintf(out, "%s\n", names[i]);
+			n++;
+		}
+	tracefs_list_free(names);
+	return n;
+}

@@ -8,6 +8,7 @@
 #define TRACER_EVENTS_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <linux/types.h>
 #include "record.h"
 
@@ -37,6 +38,9 @@ struct tr_event_set {
 int tr_events_resolve(struct tr_event_set *set, const char *const *specs,
 		      unsigned int nspecs, char *why, size_t whylen);
 void tr_events_free(struct tr_event_set *set);
+
+/* Print "system:event" for every tracepoint matching glob (all if NULL); the count. */
+int tr_events_list(const char *glob, FILE *out);
 
 /*
  * Make sure tracefs is mounted, mounting it if not.  It stays mounted, as

@@ -8,6 +8,7 @@
  *   stopped -> detach -> flush and drain every buffer -> summary.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -30,6 +31,7 @@
 #include "ctf.h"
 #include "packet.h"
 #include "ubuf.h"
+#include "cpus.h"
 #include "record.skel.h"
 
 #define MAX_FIELDS	128
@@ -188,30 +190,40 @@ static int open_streams(struct session *s)
 	return 0;
 }
 
-/* --- BPF ------------------------------------------------------------------- */
-
-static int parse_cpus(const char *list, __u8 *set, unsigned int ncpu)
+/*
+ * Command names for `tracer report`, written at stop: the command's and
+ * every live process's (events that name tasks add more at report time).
+ */
+static void write_comms(const struct session *s, pid_t command)
 {
-	const char *p = list;
+	char path[4096], comm[64];
+	struct dirent *de;
+	DIR *proc;
+	FILE *out, *in;
 
-	while (*p) {
-		char *end;
-		unsigned long lo = strtoul(p, &end, 10), hi = lo;
-
-		if (end == p)
-			return -EINVAL;
-		if (*end == '-')
-			hi = strtoul(end + 1, &end, 10);
-		if (lo > hi || hi >= ncpu)
-			return -ERANGE;
-		while (lo <= hi)
-			set[lo++] = 1;
-		if (*end != ',' && *end)
-			return -EINVAL;
-		p = *end ? end + 1 : end;
+	snprintf(path, sizeof(path), "%s/.tracer/comms", s->o->output);
+	out = fopen(path, "w");
+	if (!out)
+		return;
+	if (command)
+		fprintf(out, "%d %.15s\n", command, basename(s->o->command[0]));
+	proc = opendir("/proc");
+	while (proc && (de = readdir(proc))) {
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/comm", de->d_name);
+		in = fopen(path, "r");
+		if (in && fgets(comm, sizeof(comm), in))
+			fprintf(out, "%s %s", de->d_name, comm);
+		if (in)
+			fclose(in);
 	}
-	return 0;
+	if (proc)
+		closedir(proc);
+	fclose(out);
 }
+
+/* --- BPF ------------------------------------------------------------------- */
 
 static int configure(struct session *s, const struct trb_config *cfg)
 {
@@ -256,7 +268,7 @@ static int fill_maps(struct session *s)
 	if (err || !o->cpus)
 		return err;
 	cpus = calloc(s->ncpu, 1);
-	err = parse_cpus(o->cpus, cpus, s->ncpu);
+	err = tr_parse_cpu_list(o->cpus, cpus, s->ncpu);
 	if (err)
 		say("bad CPU list '%s' (this machine has CPUs 0-%u)", o->cpus, s->ncpu - 1);
 	for (i = 0; i < s->ncpu && !err; i++)
@@ -577,6 +589,7 @@ int tr_record(const struct tr_record_opts *o)
 	struct session s = { .o = o, .ncpu = libbpf_num_possible_cpus() };
 	const char *bad = trb_geometry_problem(cfg.subbuf_size, cfg.nsubbuf);
 	int err, status = 0;
+	pid_t command;
 
 	if (bad) {
 		say("bad buffer geometry (--buffer-size %llu, --subbuf-size %llu): %s",
@@ -588,6 +601,7 @@ int tr_record(const struct tr_record_opts *o)
 	libbpf_set_print(NULL);
 	err = setup(&s, &cfg);
 	release_command(&s);
+	command = s.child;
 	if (!err) {
 		run(&s);
 		detach(&s);
@@ -597,6 +611,7 @@ int tr_record(const struct tr_record_opts *o)
 			say("writing the trace failed (%s): recording stopped; what was written stays readable",
 			    strerror(-s.write_error));
 		summary(&s);
+		write_comms(&s, command);
 	}
 	if (s.child) {
 		if (err)

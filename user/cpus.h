@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+#ifndef TRACER_CPUS_H
+#define TRACER_CPUS_H
+
+/* CPUs a report can filter on. */
+#define TR_MAX_CPUS	4096
+
+/*
+ * Parse a CPU list such as "0,2-3" into set[0..ncpu) (1 = listed).
+ * 0, -EINVAL when malformed, -ERANGE when a CPU is >= ncpu.
+ */
+int tr_parse_cpu_list(const char *list, unsigned char *set, unsigned int ncpu);
+
+#endif /* TRACER_CPUS_H */

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * tracer report: a trace's events from all CPUs in time order, one line
+ * each, as perf script prints them; losses where they happened.
+ */
+#ifndef TRACER_REPORT_H
+#define TRACER_REPORT_H
+
+#include <stdio.h>
+#include <sys/types.h>
+
+struct tr_report_opts {
+	const char *dir;
+	const char *cpus;		/* --cpu LIST, or NULL */
+	pid_t pid;			/* --pid, or 0 */
+	const char *event;		/* --event GLOB on system:name, or NULL */
+};
+
+/* Prints the report to out; returns the exit status for the command line. */
+int tr_report(const struct tr_report_opts *opts, FILE *out);
+
+#endif /* TRACER_REPORT_H */
