@@ -208,6 +208,39 @@ overwrite_mode_keeps_the_newest() {
 check "overwrite mode, stalled consumer: the newest events survive, overwritten sub-buffers reported" \
 	overwrite_mode_keeps_the_newest
 
+# --- filters ----------------------------------------------------------------------
+
+cpu_and_comm_filters() {
+	"$TRACER" record -a -C 1 -e syscalls:sys_enter_getppid -o "$work/cpu1" -- \
+		sh -c "taskset -c 0 $GETPPID 300; taskset -c 1 $GETPPID 200" 2>/dev/null || return 1
+	local on1
+	on1=$("$TRACER" report "$work/cpu1" | grep -c '\[001\]')
+	[ "$("$TRACER" report "$work/cpu1" | wc -l)" = "$on1" ] && [ "$on1" -ge 200 ] ||
+		{ echo "# $on1 events on CPU 1"; return 1; }
+	cp "$GETPPID" "$work/other_name"
+	"$TRACER" record --comm getppid_n -e syscalls:sys_enter_getppid -o "$work/comm" -- \
+		sh -c "$GETPPID 70; $work/other_name 30" 2>/dev/null || return 1
+	[ "$("$TRACER" report "$work/comm" | wc -l)" = 70 ]
+}
+check "-C records only the listed CPUs; --comm only that command name" cpu_and_comm_filters
+
+# --- a full disk -------------------------------------------------------------------
+
+full_disk_stops_cleanly() {
+	mkdir -p "$work/small"
+	mount -t tmpfs -o size=256k tmpfs "$work/small" || return 1
+	"$TRACER" record -e syscalls:sys_enter_getppid --subbuf-size 64K --buffer-size 256K \
+		-o "$work/small/t" -- "$GETPPID" 200000 >"$work/full.log" 2>&1
+	local got=$?
+	"$TRACER" report "$work/small/t" >"$work/full.txt" 2>"$work/full.err"
+	local readable=$?
+	umount "$work/small"
+	[ "$got" = 1 ] && grep -q 'No space left on device.*what was written stays readable' "$work/full.log" &&
+		[ "$readable" = 0 ] && [ "$(wc -l <"$work/full.txt")" -gt 1000 ] ||
+		{ echo "# exit $got, report exit $readable"; diag "$work/full.log" "$work/full.err"; return 1; }
+}
+check "a full disk stops the recording with a message; the trace stays readable" full_disk_stops_cleanly
+
 # --- latency of a low-rate event --------------------------------------------------
 
 low_rate_event_arrives_within_flush_period() {
