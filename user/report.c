@@ -130,7 +130,8 @@ static void print_record(FILE *out, struct tep_handle *tep, const struct comms *
 	int pid = tep_data_pid(tep, &rec);
 	const char *comm;
 
-	comm = comm_get(comms, pid);
+	/* pid 0 is each CPU's idle task, never in the table (0 marks a free slot). */
+	comm = pid ? comm_get(comms, pid) : "swapper";
 	trace_seq_reset(seq);
 	tep_print_fields(seq, rec.data, rec.size, ev);
 	trace_seq_terminate(seq);
