@@ -262,6 +262,18 @@ low_rate_event_arrives_within_flush_period() {
 }
 check "one event a second reaches the trace files within the flush period" low_rate_event_arrives_within_flush_period
 
+# --- list --------------------------------------------------------------------------
+
+list_by_glob() {
+	"$TRACER" list 'sched:sched_sw*' >"$work/list.txt" &&
+		grep -qx 'sched:sched_switch' "$work/list.txt" &&
+		! grep -qv '^sched:sched_sw' "$work/list.txt" &&
+		[ "$("$TRACER" list | wc -l)" -gt 100 ] || return 1
+	"$TRACER" list 'nosuch:*' >/dev/null 2>"$work/list.err"
+	[ $? = 1 ] && grep -q "no tracepoint matches 'nosuch:\*'" "$work/list.err"
+}
+check "list prints the tracepoints matching a glob, and says when none does" list_by_glob
+
 # --- refusals -------------------------------------------------------------------
 
 refuses() { # refuses CODE PATTERN ARGS...: exit code and message
