@@ -22,6 +22,20 @@
 
 #include <linux/types.h>
 
+/* Compare-and-swap on a shared word, a full barrier; returns the value found. */
+static inline __u64 trb_shared_cmpxchg(__u64 *p, __u64 old, __u64 new)
+{
+	__atomic_compare_exchange_n(p, &old, new, 0, __ATOMIC_SEQ_CST,
+				    __ATOMIC_SEQ_CST);
+	return old;
+}
+
+/* Compare-and-swap on a local word: in user space every word is shared. */
+static inline __u64 trb_local_cmpxchg(__u64 *p, __u64 old, __u64 new)
+{
+	return trb_shared_cmpxchg(p, old, new);
+}
+
 static inline __u64 trb_read(const __u64 *p)
 {
 	return __atomic_load_n(p, __ATOMIC_RELAXED);
@@ -44,14 +58,6 @@ static inline void trb_write_release(__u64 *p, __u64 v)
 	__atomic_store_n(p, v, __ATOMIC_RELEASE);
 }
 
-/* Compare-and-swap on a local word; returns the value found. */
-static inline __u64 trb_local_cmpxchg(__u64 *p, __u64 old, __u64 new)
-{
-	__atomic_compare_exchange_n(p, &old, new, 0, __ATOMIC_SEQ_CST,
-				    __ATOMIC_SEQ_CST);
-	return old;
-}
-
 /*
  * Adds to a local word and returns the sum.  Publishes every earlier
  * write, and sees every write published by earlier adds to the word:
@@ -65,14 +71,6 @@ static inline __u64 trb_local_add_return(__u64 *p, __u64 v)
 static inline void trb_local_add(__u64 *p, __u64 v)
 {
 	__atomic_fetch_add(p, v, __ATOMIC_RELAXED);
-}
-
-/* Compare-and-swap on a shared word, a full barrier; returns the value found. */
-static inline __u64 trb_shared_cmpxchg(__u64 *p, __u64 old, __u64 new)
-{
-	__atomic_compare_exchange_n(p, &old, new, 0, __ATOMIC_SEQ_CST,
-				    __ATOMIC_SEQ_CST);
-	return old;
 }
 
 #endif /* TRACER_RINGBUF_ATOMIC_H */
