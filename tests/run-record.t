@@ -67,9 +67,11 @@ exact_count_with_pid_and_ctrl_c() {
 	wait "$target"
 	kill -INT "$recorder"
 	wait "$recorder" || { diag "$work/pid.log"; return 1; }
-	[ "$(bt_events "$work/pid" sys_enter_getppid | wc -l)" = 500 ] || { diag "$work/pid.log"; return 1; }
+	[ "$(bt_events "$work/pid" sys_enter_getppid | wc -l)" = 500 ] &&
+		[ "$("$TRACER" report "$work/pid" | grep -c 'sys_enter_getppid: ')" = 500 ] ||
+		{ diag "$work/pid.log"; return 1; }
 }
-check "record -p PID, stopped by SIGINT: exactly 500 events, none lost at stop" exact_count_with_pid_and_ctrl_c
+check "record -p PID, stopped by SIGINT: exactly 500 events in babeltrace2 and report" exact_count_with_pid_and_ctrl_c
 
 # --- sched:* --------------------------------------------------------------------
 
