@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <unistd.h>
 #include <tracefs.h>
 #include <event-parse.h>
 
@@ -184,6 +185,11 @@ int tr_events_resolve(struct tr_event_set *set, const char *const *specs,
 	int i, err = 0;
 
 	memset(set, 0, sizeof(*set));
+	if (!names && access(tracefs_tracing_dir(), R_OK | X_OK) && errno == EACCES) {
+		snprintf(why, whylen, "reading the tracepoints in %s is not permitted: run as root",
+			 tracefs_tracing_dir());
+		return -EACCES;
+	}
 	if (!names) {
 		snprintf(why, whylen, "no tracepoints found in tracefs (is it mounted at %s?)",
 			 TRACEFS_PATH);
