@@ -22,8 +22,6 @@
 #include <time.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
-#include <bpf/bpf.h>
-#include <event-parse.h>
 
 #include "recorder.h"
 #include "events.h"
