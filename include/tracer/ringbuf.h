@@ -20,7 +20,9 @@
  * I1  write_count and consumed only grow, and every comparison between
  *     positions or commit counts is an unsigned difference, so all
  *     counters may start anywhere (a multiple of the sub-buffer size) and
- *     wrap past 2^64.  consumed <= write_count <= consumed + BUF.
+ *     wrap past 2^64.  consumed <= write_count <= consumed + BUF, except
+ *     in overwrite mode between a writer's reservation and its push of
+ *     the reader (I5): until that push write_count may be further ahead.
  *
  * I2  The clock is read inside the reservation loop, after write_count is
  *     loaded and before the compare-and-swap that advances it.  A
