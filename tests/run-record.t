@@ -10,6 +10,12 @@ work=$(mktemp -d /tmp/tracer-record-test.XXXXXX)
 tracefs_was_mounted=$(grep -c ' /sys/kernel/tracing tracefs ' /proc/mounts)
 
 cleanup() {
+	# No recorder or helper outlives the test, whatever failed.
+	local job
+	for job in $(jobs -p); do
+		kill -KILL "$job" 2>/dev/null
+	done
+	wait 2>/dev/null
 	rm -rf "$work"
 	if [ "$tracefs_was_mounted" = 0 ] && grep -q ' /sys/kernel/tracing tracefs ' /proc/mounts; then
 		umount /sys/kernel/tracing
