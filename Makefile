@@ -26,7 +26,7 @@ TEST_BINS := $(TEST_SRCS:%.c=$(BUILD)/%)
 
 HELPER_BINS := $(patsubst tests/helpers/%.c,$(BUILD)/tests/helpers/%,$(wildcard tests/helpers/*.c))
 
-BENCH_BINS := $(BUILD)/bench/ringbuf_bench
+BENCH_BINS := $(BUILD)/bench/ringbuf_bench $(BUILD)/bench/tracepoint_bench
 
 TRACER := $(BUILD)/tracer
 
@@ -69,8 +69,10 @@ deps:
 check: deps all $(TEST_BINS) $(HELPER_BINS)
 	BUILD=$(BUILD) prove --exec '' --merge --verbose $(TEST_BINS) $(wildcard tests/run-*.t)
 
-bench: $(BENCH_BINS)
+# tracepoint_bench runs build/tracer, so it needs the whole build.
+bench: all $(BENCH_BINS)
 	$(BUILD)/bench/ringbuf_bench $(BENCH_ARGS)
+	$(BUILD)/bench/tracepoint_bench $(BENCH_ARGS)
 
 # Regenerate the committed CO-RE header from the running kernel's BTF.
 vmlinux:
