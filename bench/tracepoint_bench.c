@@ -993,15 +993,17 @@ static int ringbuf_setup(struct config *c)
 	return err;
 }
 
-static int ringbuf_start(void)
+/* Start a peer's consumer, then attach its program; lost is its counter now. */
+static int peer_start(__u64 lost, int (*consume)(void), const char *file,
+		      const struct bpf_program *prog)
 {
 	int err;
 
-	bpf_lost_before = peers->bss->bp_rb_lost;
-	err = consumer_start(rb_consume, "ringbuf.out");
+	bpf_lost_before = lost;
+	err = consumer_start(consume, file);
 	if (err)
 		return err;
-	cur_link = bpf_program__attach_tracepoint(peers->progs.bp_ringbuf, EVENT_SYSTEM, event_name);
+	cur_link = bpf_program__attach_tracepoint(prog, EVENT_SYSTEM, event_name);
 	if (!cur_link) {
 		err = -errno;
 		cons.stop = 1;
@@ -1009,6 +1011,12 @@ static int ringbuf_start(void)
 		close(cons.fd);
 	}
 	return err;
+}
+
+static int ringbuf_start(void)
+{
+	return peer_start(peers->bss->bp_rb_lost, rb_consume, "ringbuf.out",
+			  peers->progs.bp_ringbuf);
 }
 
 static void ringbuf_stop(struct run_result *r)
@@ -1046,20 +1054,8 @@ static int perfbuf_setup(struct config *c)
 
 static int perfbuf_start(void)
 {
-	int err;
-
-	bpf_lost_before = peers->bss->bp_pb_lost;
-	err = consumer_start(pb_consume, "perfbuf.out");
-	if (err)
-		return err;
-	cur_link = bpf_program__attach_tracepoint(peers->progs.bp_perfbuf, EVENT_SYSTEM, event_name);
-	if (!cur_link) {
-		err = -errno;
-		cons.stop = 1;
-		pthread_join(cons.thread, NULL);
-		close(cons.fd);
-	}
-	return err;
+	return peer_start(peers->bss->bp_pb_lost, pb_consume, "perfbuf.out",
+			  peers->progs.bp_perfbuf);
 }
 
 static void perfbuf_stop(struct run_result *r)
