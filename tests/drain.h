@@ -67,10 +67,4 @@ static inline unsigned long drain(const struct trb_buf *b, struct drain_state *d
 	return d->packets - before;
 }
 
-static inline __u64 buf_lost(const struct trb_buf *b)
-{
-	return b->ctl->lost_full + b->ctl->lost_wrap + b->ctl->lost_big +
-	       b->ctl->lost_busy;
-}
-
 #endif /* TRACER_TEST_DRAIN_H */

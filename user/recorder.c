@@ -447,12 +447,8 @@ static __u64 lost_total(const struct session *s)
 	__u64 lost = 0;
 	unsigned int cpu;
 
-	for (cpu = 0; cpu < s->ncpu; cpu++) {
-		const struct tr_buf_ctl *c = s->bufs.cpu[cpu].ctl;
-
-		lost += c->lost_full + c->lost_wrap + c->lost_big + c->lost_busy +
-			c->records_overrun;
-	}
+	for (cpu = 0; cpu < s->ncpu; cpu++)
+		lost += trb_lost(&s->bufs.cpu[cpu]) + s->bufs.cpu[cpu].ctl->records_overrun;
 	return lost;
 }
 
@@ -520,7 +516,7 @@ static void summary(const struct session *s)
 	for (cpu = 0; cpu < s->ncpu; cpu++) {
 		const struct tr_buf_ctl *c = s->bufs.cpu[cpu].ctl;
 
-		if (c->lost_full + c->lost_wrap + c->lost_big + c->lost_busy + c->records_overrun)
+		if (trb_lost(&s->bufs.cpu[cpu]) + c->records_overrun)
 			fprintf(stderr, "  cpu %u lost: %llu buffer full, %llu not yet committed, %llu too big, %llu busy, %llu overwritten\n",
 				cpu, c->lost_full, c->lost_wrap, c->lost_big, c->lost_busy,
 				c->records_overrun);

@@ -561,6 +561,15 @@ static inline int trb_flush(const struct trb_buf *b)
 	return 1;
 }
 
+/* Records this buffer dropped, all causes (I5); overwritten ones are apart. */
+static inline __u64 trb_lost(const struct trb_buf *b)
+{
+	const struct tr_buf_ctl *ctl = b->ctl;
+
+	return trb_read(&ctl->lost_full) + trb_read(&ctl->lost_wrap) +
+	       trb_read(&ctl->lost_big) + trb_read(&ctl->lost_busy);
+}
+
 /* --- Reader (one at a time per buffer) ---------------------------------- */
 
 /*

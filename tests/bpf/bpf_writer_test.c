@@ -132,8 +132,8 @@ static void same_packets_from_both_writers(enum tr_buf_mode mode, __u64 start)
 		EXPECT_EQ(bpf_write(&w, 0, script[i].count, script[i].id, script[i].size), 0);
 		c_write(&u.rb, script[i].count, script[i].id, script[i].size);
 	}
-	EXPECT(buf_lost(&u.rb) > 0);
-	EXPECT_EQ(buf_lost(&w.bb.cpu[0]), buf_lost(&u.rb));
+	EXPECT(trb_lost(&u.rb) > 0);
+	EXPECT_EQ(trb_lost(&w.bb.cpu[0]), trb_lost(&u.rb));
 	EXPECT_EQ(w.bb.cpu[0].ctl->lost_big, u.rb.ctl->lost_big);
 	n = collect(&u.rb, from_c, MAX);
 	EXPECT(n >= 2);
@@ -202,7 +202,7 @@ static void counts_add_up_with_concurrent_reader(enum tr_buf_mode mode)
 		 b->ctl->lost_busy, b->ctl->records_overrun);
 	EXPECT(r.d.problem == NULL);
 	EXPECT_EQ(w.skel->bss->trb_written + w.skel->bss->trb_failed, attempted);
-	EXPECT_EQ(w.skel->bss->trb_failed, buf_lost(b));
+	EXPECT_EQ(w.skel->bss->trb_failed, trb_lost(b));
 	EXPECT_EQ(r.d.records + b->ctl->records_overrun, w.skel->bss->trb_written);
 	EXPECT(r.d.packets > 10);
 	bpf_writer_close(&w);

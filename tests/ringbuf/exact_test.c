@@ -218,7 +218,7 @@ static void test_discard_mode_drops_and_counts_when_full(void)
 	/* Two packets of three records; the seventh needs packet 2: full. */
 	EXPECT_EQ(write_records(&u.rb, 10, THIRD), 6);
 	EXPECT_EQ(u.rb.ctl->lost_full, 4);
-	EXPECT_EQ(buf_lost(&u.rb), 4);
+	EXPECT_EQ(trb_lost(&u.rb), 4);
 	/* Packet 1 stays open while the writer cannot leave it. */
 	EXPECT_EQ(drain(&u.rb, &d, count_record, &last_id), 1);
 	EXPECT_EQ(d.records, 3);
@@ -246,7 +246,7 @@ static void test_overwrite_mode_keeps_newest_and_counts_overrun(void)
 
 	/* Ten exactly full packets into two sub-buffers. */
 	EXPECT_EQ(write_quarters(&u.rb, 0, 40), 40);
-	EXPECT_EQ(buf_lost(&u.rb), 0);
+	EXPECT_EQ(trb_lost(&u.rb), 0);
 	EXPECT_EQ(drain(&u.rb, &d, count_record, &last_id), 2);
 	EXPECT(d.problem == NULL);
 	EXPECT_EQ(d.last_seq, 9);

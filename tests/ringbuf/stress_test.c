@@ -286,7 +286,7 @@ static void reconcile(struct run *r)
 	EXPECT_EQ(read_unreserved, 0);
 	EXPECT_EQ(read, r->drained.records);
 	EXPECT_EQ(ctl->lost_big, 0);
-	EXPECT_EQ(reserved + buf_lost(&r->buf.rb), attempted);
+	EXPECT_EQ(reserved + trb_lost(&r->buf.rb), attempted);
 	EXPECT_EQ(read + ctl->records_overrun, reserved);
 	if (r->sc->mode == TR_MODE_DISCARD)
 		EXPECT_EQ(ctl->records_overrun, 0);
