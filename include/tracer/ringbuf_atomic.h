@@ -13,12 +13,65 @@
  *
  * In user space a thread can migrate between reading a CPU number and
  * using that CPU's buffer, and several threads share one buffer, so the
- * local operations are SMP-safe atomics too (S0 section 4.1, footnote 2).
- * This file is the user-space mapping onto the GCC/clang __atomic builtins;
- * the kernel module maps the same names onto local_t and cmpxchg.
+ * local operations are SMP-safe atomics too (S0 section 4.1, footnote 2),
+ * mapped onto the GCC/clang __atomic builtins.  In the kernel module the
+ * local operations are local_t operations: the writers of a buffer run on
+ * its CPU with preemption disabled (kmod/buffers.c), and a reader on
+ * another CPU sees their writes through the release store that delivers
+ * a sub-buffer (ringbuf.h, I4).  The words are __u64 in the layout;
+ * local_t is one long, the same size on the 64-bit kernels supported.
  */
 #ifndef TRACER_RINGBUF_ATOMIC_H
 #define TRACER_RINGBUF_ATOMIC_H
+
+#ifdef __KERNEL__
+#include <linux/atomic.h>
+#include <asm/local.h>
+
+static_assert(sizeof(local_t) == sizeof(__u64), "local_t holds a counter");
+
+static inline __u64 trb_shared_cmpxchg(__u64 *p, __u64 old, __u64 new)
+{
+	return cmpxchg(p, old, new);
+}
+
+static inline __u64 trb_local_cmpxchg(__u64 *p, __u64 old, __u64 new)
+{
+	return local_cmpxchg((local_t *)p, old, new);
+}
+
+static inline __u64 trb_read(const __u64 *p)
+{
+	return READ_ONCE(*p);
+}
+
+static inline __u64 trb_read_acquire(const __u64 *p)
+{
+	return smp_load_acquire(p);
+}
+
+static inline void trb_write(__u64 *p, __u64 v)
+{
+	WRITE_ONCE(*p, v);
+}
+
+static inline void trb_write_release(__u64 *p, __u64 v)
+{
+	smp_store_release(p, v);
+}
+
+/* Same-CPU writers only: program order is the ordering they need. */
+static inline __u64 trb_local_add_return(__u64 *p, __u64 v)
+{
+	return local_add_return(v, (local_t *)p);
+}
+
+static inline void trb_local_add(__u64 *p, __u64 v)
+{
+	local_add(v, (local_t *)p);
+}
+
+#else /* user space */
 
 #include <linux/types.h>
 
@@ -73,4 +126,5 @@ static inline void trb_local_add(__u64 *p, __u64 v)
 	__atomic_fetch_add(p, v, __ATOMIC_RELAXED);
 }
 
+#endif /* __KERNEL__ */
 #endif /* TRACER_RINGBUF_ATOMIC_H */

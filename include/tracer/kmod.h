@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The companion kernel module's interfaces: the misc device /dev/tracer
+ * that user space opens, maps and drives with ioctls, and the kfuncs BPF
+ * programs call.  Included by kmod/, bpf/ and user/.
+ *
+ * One recording session at a time owns the device: TR_KMOD_IOC_SETUP
+ * allocates one region per possible CPU, laid out as layout.h says, and
+ * starts writing; the regions are mapped read-only at offset
+ * cpu * region_stride.  The reader takes and gives back sub-buffers with
+ * GET_SUBBUF / PUT_SUBBUF (the module runs ringbuf.h's reader steps, which
+ * write the control block); closing the device ends the session.
+ */
+#ifndef TRACER_KMOD_H
+#define TRACER_KMOD_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#include <linux/ioctl.h>
+#endif
+
+#define TR_KMOD_DEVICE		"/dev/tracer"
+#define TR_KMOD_NAME		"tracer"
+
+/* Event ids from here up are the module's own (self-test) events. */
+#define TR_KMOD_EVENT_NMI_TEST	0xfff00000u
+
+struct tr_kmod_setup {
+	__u64 subbuf_size;		/* in: power of two */
+	__u32 nsubbuf;			/* in: power of two */
+	__u32 mode;			/* in: enum tr_buf_mode */
+	__u32 stream_id;		/* in */
+	__u32 flush_ms;			/* in: per-CPU flush period, 0 for none */
+	__u32 ncpu;			/* out: regions, one per possible CPU */
+	__u32 pad;
+	__u64 region_stride;		/* out: mmap offset of CPU n's region / n */
+};
+
+struct tr_kmod_subbuf {
+	__u32 cpu;			/* in */
+	__u32 pad;
+	__u64 pos;			/* GET: out; PUT: in, as GET gave it */
+	__u64 offset;			/* GET: out, the packet's offset in the region */
+};
+
+/* The synthetic clock (kmod/clock.c) and how it maps onto CLOCK_MONOTONIC. */
+struct tr_kmod_clock_info {
+	__u32 hw_bits;			/* width of the hardware counter used */
+	__u32 update_us;		/* period of the per-CPU extension update */
+	__u64 hw_hz;			/* hardware counter frequency */
+	__u64 wrap_ns;			/* period of the hardware counter */
+	__s64 mono_offset_ns;		/* CLOCK_MONOTONIC - counter ns at load */
+	__u64 now_ns;			/* the clock when the ioctl ran */
+};
+
+#define TR_KMOD_IOC_MAGIC	'T'
+#define TR_KMOD_IOC_SETUP	_IOWR(TR_KMOD_IOC_MAGIC, 1, struct tr_kmod_setup)
+/* -EAGAIN when no sub-buffer of that CPU is ready. */
+#define TR_KMOD_IOC_GET_SUBBUF	_IOWR(TR_KMOD_IOC_MAGIC, 2, struct tr_kmod_subbuf)
+#define TR_KMOD_IOC_PUT_SUBBUF	_IOW(TR_KMOD_IOC_MAGIC, 3, struct tr_kmod_subbuf)
+/* Flush every CPU's buffer, on its own CPU (ringbuf.h, I8). */
+#define TR_KMOD_IOC_FLUSH	_IO(TR_KMOD_IOC_MAGIC, 4)
+#define TR_KMOD_IOC_CLOCK	_IOR(TR_KMOD_IOC_MAGIC, 5, struct tr_kmod_clock_info)
+/* Stop accepting records; poll() then reports POLLHUP once all is read. */
+#define TR_KMOD_IOC_FINISH	_IO(TR_KMOD_IOC_MAGIC, 6)
+
+#ifdef __VMLINUX_H__
+/*
+ * The kfuncs (kmod/kfuncs.c), for BPF programs.  Weak, so one object loads
+ * with or without the module; calls are guarded by a load-time constant.
+ * tr_kmod_write() copies data__sz bytes from data into a record of this
+ * CPU's buffer: 0, or -errno with the loss counted by cause.
+ */
+extern int tr_kmod_write(__u32 event_id, const void *data, __u32 data__sz) __ksym __weak;
+extern __u64 tr_kmod_clock_ns(void) __ksym __weak;
+#endif
+
+#endif /* TRACER_KMOD_H */

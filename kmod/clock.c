@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The trace clock: a wait-free, NMI-safe 64-bit extension of a narrower
+ * hardware counter (S1 section 5.3), in nanoseconds on the CLOCK_MONOTONIC
+ * time base so that module, BPF (bpf_ktime_get_ns) and user-space events
+ * merge.
+ *
+ * The hardware counter is the TSC, masked to hw_bits bits (a module
+ * parameter: narrowing it makes tests see many wraps).  Each CPU keeps
+ * two slots holding an extended count and an index naming the current
+ * one.  A reader extends the hardware value with the current slot: same
+ * high bits, plus one wrap if the low bits went below the slot's.  A
+ * per-CPU timer refreshes the slot readers are not using and then flips
+ * the index, so a reader interrupted at any point (even by an NMI that
+ * reads too) uses a consistent slot.  This is correct while no slot is
+ * older than one wrap when it is used: the update period plus the longest
+ * time a reader holds a slot must stay below the wrap period, which is why
+ * readers disable preemption and tr_clock_init() refuses update periods
+ * longer than a quarter of the wrap period.
+ *
+ * Time on one CPU never goes back; across CPUs it is as synchronised as
+ * the TSCs.  Counter nanoseconds are mapped onto CLOCK_MONOTONIC by the
+ * offset taken at load (tr_kmod_clock_info.mono_offset_ns); the two then
+ * drift apart by the TSC's frequency error, which NTP does not correct
+ * here.
+ */
+#include <linux/clocksource.h>
+#include <linux/cpuhotplug.h>
+#include <linux/hrtimer.h>
+#include <linux/kprobes.h>
+#include <linux/math64.h>
+#include <linux/percpu.h>
+#include <linux/smp.h>
+#include <linux/timekeeping.h>
+#include <asm/tsc.h>
+
+#include "clock.h"
+
+struct tr_clock_cpu {
+	u64 slot[2];		/* extended counts: high bits | hw at update */
+	unsigned int index;	/* the slot readers use */
+	u64 wraps;		/* wraps the updates saw */
+	struct hrtimer update;
+};
+
+static DEFINE_PER_CPU(struct tr_clock_cpu, tr_clock_cpus);
+
+static struct {
+	u64 hw_mask;
+	unsigned int hw_bits;
+	ktime_t update_period;
+	u32 mult;
+	u32 shift;
+	s64 mono_offset_ns;
+	u64 wrap_ns;
+} tr_clock __read_mostly;
+
+static notrace u64 tr_clock_hw_read(void)
+{
+	return rdtsc_ordered() & tr_clock.hw_mask;
+}
+
+/* The extended count now, given a slot no older than one wrap. */
+static notrace u64 tr_clock_extend(u64 slot, u64 *wrapped)
+{
+	u64 hw = tr_clock_hw_read();
+	u64 now = (slot & ~tr_clock.hw_mask) | hw;
+
+	*wrapped = hw < (slot & tr_clock.hw_mask);
+	if (*wrapped)
+		now += tr_clock.hw_mask + 1;
+	return now;
+}
+
+static notrace u64 tr_clock_count(void)
+{
+	struct tr_clock_cpu *c;
+	u64 count, wrapped;
+
+	preempt_disable_notrace();
+	c = this_cpu_ptr(&tr_clock_cpus);
+	count = tr_clock_extend(READ_ONCE(c->slot[READ_ONCE(c->index)]), &wrapped);
+	preempt_enable_notrace();
+	return count;
+}
+
+static notrace u64 tr_clock_count_ns(u64 count)
+{
+	return mul_u64_u32_shr(count, tr_clock.mult, tr_clock.shift);
+}
+
+notrace u64 tr_clock_ns(void)
+{
+	return tr_clock_count_ns(tr_clock_count()) + tr_clock.mono_offset_ns;
+}
+NOKPROBE_SYMBOL(tr_clock_ns);
+
+/* Runs on its CPU, interrupts off: fill the unused slot, then publish it. */
+static enum hrtimer_restart tr_clock_update(struct hrtimer *timer)
+{
+	struct tr_clock_cpu *c = this_cpu_ptr(&tr_clock_cpus);
+	unsigned int next = !c->index;
+	u64 wrapped;
+
+	c->slot[next] = tr_clock_extend(c->slot[c->index], &wrapped);
+	c->wraps += wrapped;
+	/* Readers on this CPU must see the slot before the index names it. */
+	barrier();
+	WRITE_ONCE(c->index, next);
+	hrtimer_forward_now(timer, tr_clock.update_period);
+	return HRTIMER_RESTART;
+}
+
+/*
+ * CPU hotplug callbacks, run on the CPU itself.  The first slot is the
+ * whole TSC, so every CPU extends from the same epoch and the extended
+ * count is the TSC itself.
+ */
+static int tr_clock_cpu_online(unsigned int cpu)
+{
+	struct tr_clock_cpu *c = this_cpu_ptr(&tr_clock_cpus);
+
+	local_irq_disable();
+	c->slot[0] = rdtsc_ordered();
+	c->index = 0;
+	local_irq_enable();
+	hrtimer_start(&c->update, tr_clock.update_period, HRTIMER_MODE_REL_PINNED_HARD);
+	return 0;
+}
+
+static int tr_clock_cpu_offline(unsigned int cpu)
+{
+	hrtimer_cancel(&per_cpu_ptr(&tr_clock_cpus, cpu)->update);
+	return 0;
+}
+
+static int tr_clock_hotplug_state;
+
+int tr_clock_init(unsigned int hw_bits, unsigned int update_us)
+{
+	u64 hz = (u64)tsc_khz * 1000;
+	u64 update_ns = (u64)update_us * NSEC_PER_USEC;
+	unsigned int cpu;
+	int state;
+
+	if (!boot_cpu_has(X86_FEATURE_TSC) || !hz) {
+		pr_err("tracer: no usable TSC for the trace clock\n");
+		return -ENODEV;
+	}
+	if (hw_bits < 16 || hw_bits > 64 || !update_us) {
+		pr_err("tracer: clock_bits must be 16-64 and clock_update_us > 0\n");
+		return -EINVAL;
+	}
+	tr_clock.hw_bits = hw_bits;
+	tr_clock.hw_mask = hw_bits == 64 ? ~0ull : (1ull << hw_bits) - 1;
+	/* Counts per ms to ns per ms, exact enough over 10 minutes of counts. */
+	clocks_calc_mult_shift(&tr_clock.mult, &tr_clock.shift, tsc_khz, NSEC_PER_MSEC, 600);
+	tr_clock.wrap_ns = hw_bits >= 60 ? U64_MAX :
+			   mul_u64_u32_shr(tr_clock.hw_mask + 1, tr_clock.mult, tr_clock.shift);
+	if (update_ns > tr_clock.wrap_ns / 4) {
+		pr_err("tracer: a %u-bit counter at %llu Hz wraps every %llu ns; clock_update_us (%u) must be at most a quarter of that\n",
+		       hw_bits, hz, tr_clock.wrap_ns, update_us);
+		return -EINVAL;
+	}
+	tr_clock.update_period = ns_to_ktime(update_ns);
+	for_each_possible_cpu(cpu) {
+		struct hrtimer *t = &per_cpu_ptr(&tr_clock_cpus, cpu)->update;
+
+		hrtimer_init(t, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
+		t->function = tr_clock_update;
+	}
+	state = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "tracer/clock:online",
+				  tr_clock_cpu_online, tr_clock_cpu_offline);
+	if (state < 0)
+		return state;
+	tr_clock_hotplug_state = state;
+	tr_clock.mono_offset_ns = ktime_get_mono_fast_ns() -
+				  tr_clock_count_ns(tr_clock_count());
+	return 0;
+}
+
+void tr_clock_exit(void)
+{
+	cpuhp_remove_state(tr_clock_hotplug_state);
+}
+
+void tr_clock_info(struct tr_kmod_clock_info *info)
+{
+	info->hw_bits = tr_clock.hw_bits;
+	info->update_us = ktime_to_us(tr_clock.update_period);
+	info->hw_hz = (u64)tsc_khz * 1000;
+	info->wrap_ns = tr_clock.wrap_ns;
+	info->mono_offset_ns = tr_clock.mono_offset_ns;
+	info->now_ns = tr_clock_ns();
+}
+
+u64 tr_clock_wraps(unsigned int cpu)
+{
+	return READ_ONCE(per_cpu_ptr(&tr_clock_cpus, cpu)->wraps);
+}
+
+u64 tr_clock_wrap_ns(void)
+{
+	return tr_clock.wrap_ns;
+}

@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The kfuncs BPF programs call (declared for them in tracer/kmod.h):
+ * write a record into this CPU's buffer of the active session, and read
+ * the trace clock.  Both are notrace and NOKPROBE: a probe on them would
+ * recurse into the tracer.
+ *
+ * Registration differs between the kernels supported: 6.8 made
+ * BTF_KFUNCS_START mandatory (before it, BTF_SET8_START); 6.2 added the
+ * hook common to every program type (BPF_PROG_TYPE_UNSPEC), so classic
+ * tracepoint programs can call module kfuncs there, while 6.1 lets only
+ * BPF_PROG_TYPE_TRACING programs (tp_btf, fentry, fexit) call them.
+ */
+#include <linux/bpf.h>
+#include <linux/btf.h>
+#include <linux/btf_ids.h>
+#include <linux/kprobes.h>
+#include <linux/version.h>
+
+#include "buffers.h"
+#include "clock.h"
+#include "kfuncs.h"
+
+#ifndef __bpf_kfunc
+#define __bpf_kfunc __used noinline
+#endif
+#ifndef BTF_KFUNCS_START
+#define BTF_KFUNCS_START(name) BTF_SET8_START(name)
+#define BTF_KFUNCS_END(name) BTF_SET8_END(name)
+#endif
+
+__diag_push();
+__diag_ignore_all("-Wmissing-prototypes", "kfuncs are called from BPF, not C");
+
+__bpf_kfunc notrace int tr_kmod_write(u32 event_id, const void *data, u32 data__sz)
+{
+	return tr_active_write(event_id, data, data__sz);
+}
+NOKPROBE_SYMBOL(tr_kmod_write);
+
+__bpf_kfunc notrace u64 tr_kmod_clock_ns(void)
+{
+	return tr_clock_ns();
+}
+NOKPROBE_SYMBOL(tr_kmod_clock_ns);
+
+__diag_pop();
+
+BTF_KFUNCS_START(tr_kfunc_ids)
+BTF_ID_FLAGS(func, tr_kmod_write)
+BTF_ID_FLAGS(func, tr_kmod_clock_ns)
+BTF_KFUNCS_END(tr_kfunc_ids)
+
+static const struct btf_kfunc_id_set tr_kfunc_set = {
+	.owner = THIS_MODULE,
+	.set = &tr_kfunc_ids,
+};
+
+int tr_kfuncs_register(void)
+{
+	int err = register_btf_kfunc_id_set(BPF_PROG_TYPE_TRACING, &tr_kfunc_set);
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+	if (!err)
+		err = register_btf_kfunc_id_set(BPF_PROG_TYPE_UNSPEC, &tr_kfunc_set);
+#endif
+	return err;
+}

@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Self-tests, registered only with selftest=1 (the VM tests load the
+ * module so); their results are text files in debugfs tracer/.
+ *
+ * Clock: readers in task context (write a number of milliseconds to
+ * clock_check), timer context (a per-CPU hrtimer) and NMI context (every
+ * NMI nobody else claims, e.g. injected by the qemu monitor's "nmi")
+ * each compare successive readings on their CPU: time must never go
+ * back, and must advance like ktime_get_mono_fast_ns() to within half a
+ * hardware wrap period, or a wrap was missed or counted twice.  `clock`
+ * shows the counts and the wraps each CPU's updates saw.
+ *
+ * NMI writers: each such NMI also writes a TR_KMOD_EVENT_NMI_TEST record
+ * (its CPU's NMI sequence number) into the active session, through the
+ * same path as the kfuncs, on top of whatever BPF programs write there.
+ * `last_session` shows, per CPU, how many records writers attempted in
+ * the last session and how many were lost and why, so a test can check
+ * recorded + lost == attempted against the trace.
+ */
+#include <linux/debugfs.h>
+#include <linux/hrtimer.h>
+#include <linux/ktime.h>
+#include <linux/percpu.h>
+#include <linux/sched.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/timekeeping.h>
+#include <asm/nmi.h>
+
+#include "buffers.h"
+#include "clock.h"
+#include "selftest.h"
+
+#define TR_CHECK_TIMER_US	250
+
+enum tr_context { TR_CTX_TASK, TR_CTX_TIMER, TR_CTX_NMI, TR_NCTX };
+static const char *const tr_context_names[TR_NCTX] = { "task", "timer", "nmi" };
+
+struct tr_check {
+	u64 last_clock;
+	u64 last_mono;
+	u64 reads;
+	u64 backwards;
+	u64 jumps;
+};
+
+struct tr_selftest_cpu {
+	struct tr_check check[TR_NCTX];
+	struct hrtimer timer;
+	u64 nmi_seq;
+	u64 nmi_written;
+	u64 nmi_failed;
+};
+
+struct tr_session_counts {
+	u64 attempted, lost_full, lost_wrap, lost_big, lost_busy, overrun;
+};
+
+static DEFINE_PER_CPU(struct tr_selftest_cpu, tr_selftest_cpus);
+static struct dentry *tr_debugfs;
+static struct tr_session_counts *tr_last_session;	/* [nr_cpu_ids] */
+static DEFINE_MUTEX(tr_last_session_lock);
+
+static notrace void tr_check_clock(enum tr_context ctx)
+{
+	struct tr_check *c = &this_cpu_ptr(&tr_selftest_cpus)->check[ctx];
+	u64 mono = ktime_get_mono_fast_ns();
+	u64 clock = tr_clock_ns();
+
+	if (c->reads) {
+		s64 step = clock - c->last_clock;
+		s64 error = step - (s64)(mono - c->last_mono);
+
+		if (step < 0)
+			c->backwards++;
+		if (abs(error) > tr_clock_wrap_ns() / 2)
+			c->jumps++;
+	}
+	c->last_clock = clock;
+	c->last_mono = mono;
+	c->reads++;
+}
+
+static int tr_selftest_nmi(unsigned int type, struct pt_regs *regs)
+{
+	struct tr_selftest_cpu *t = this_cpu_ptr(&tr_selftest_cpus);
+	u64 seq = t->nmi_seq++;
+
+	tr_check_clock(TR_CTX_NMI);
+	if (tr_active_write(TR_KMOD_EVENT_NMI_TEST, &seq, sizeof(seq)))
+		t->nmi_failed++;
+	else
+		t->nmi_written++;
+	return NMI_HANDLED;
+}
+
+static enum hrtimer_restart tr_selftest_timer(struct hrtimer *timer)
+{
+	tr_check_clock(TR_CTX_TIMER);
+	hrtimer_forward_now(timer, ns_to_ktime(TR_CHECK_TIMER_US * NSEC_PER_USEC));
+	return HRTIMER_RESTART;
+}
+
+static void tr_selftest_start_timer(void *unused)
+{
+	hrtimer_start(&this_cpu_ptr(&tr_selftest_cpus)->timer,
+		      ns_to_ktime(TR_CHECK_TIMER_US * NSEC_PER_USEC), HRTIMER_MODE_REL_PINNED_HARD);
+}
+
+/* Task context: read the clock in a loop for ms milliseconds. */
+static void tr_selftest_task(unsigned int ms)
+{
+	u64 end = ktime_get_mono_fast_ns() + (u64)ms * NSEC_PER_MSEC;
+
+	while (ktime_get_mono_fast_ns() < end) {
+		preempt_disable();
+		tr_check_clock(TR_CTX_TASK);
+		preempt_enable();
+		cond_resched();
+	}
+}
+
+static ssize_t tr_clock_check_write(struct file *file, const char __user *buf,
+				    size_t count, loff_t *ppos)
+{
+	unsigned int ms;
+	int err = kstrtouint_from_user(buf, count, 10, &ms);
+
+	if (err)
+		return err;
+	tr_selftest_task(ms);
+	return count;
+}
+
+static const struct file_operations tr_clock_check_fops = {
+	.write = tr_clock_check_write,
+};
+
+static int tr_clock_show(struct seq_file *m, void *unused)
+{
+	unsigned int cpu;
+	int ctx;
+
+	seq_printf(m, "wrap_ns %llu\n", tr_clock_wrap_ns());
+	for_each_online_cpu(cpu) {
+		struct tr_selftest_cpu *t = per_cpu_ptr(&tr_selftest_cpus, cpu);
+
+		seq_printf(m, "cpu %u wraps %llu", cpu, tr_clock_wraps(cpu));
+		for (ctx = 0; ctx < TR_NCTX; ctx++)
+			seq_printf(m, " %s_reads %llu %s_backwards %llu %s_jumps %llu",
+				   tr_context_names[ctx], t->check[ctx].reads,
+				   tr_context_names[ctx], t->check[ctx].backwards,
+				   tr_context_names[ctx], t->check[ctx].jumps);
+		seq_printf(m, " nmi_written %llu nmi_failed %llu\n",
+			   t->nmi_written, t->nmi_failed);
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(tr_clock);
+
+static int tr_last_session_show(struct seq_file *m, void *unused)
+{
+	unsigned int cpu;
+
+	mutex_lock(&tr_last_session_lock);
+	for_each_possible_cpu(cpu) {
+		const struct tr_session_counts *c = &tr_last_session[cpu];
+
+		seq_printf(m, "cpu %u attempted %llu lost_full %llu lost_wrap %llu lost_big %llu lost_busy %llu overrun %llu\n",
+			   cpu, c->attempted, c->lost_full, c->lost_wrap, c->lost_big,
+			   c->lost_busy, c->overrun);
+	}
+	mutex_unlock(&tr_last_session_lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(tr_last_session);
+
+void tr_selftest_session_ended(struct tr_session *s)
+{
+	unsigned int cpu;
+
+	if (!tr_last_session)
+		return;
+	mutex_lock(&tr_last_session_lock);
+	for_each_possible_cpu(cpu) {
+		const struct tr_buf_ctl *ctl = s->cpu[cpu].buf.ctl;
+
+		tr_last_session[cpu] = (struct tr_session_counts) {
+			.attempted = tr_session_attempted(s, cpu),
+			.lost_full = ctl->lost_full, .lost_wrap = ctl->lost_wrap,
+			.lost_big = ctl->lost_big, .lost_busy = ctl->lost_busy,
+			.overrun = ctl->records_overrun,
+		};
+	}
+	mutex_unlock(&tr_last_session_lock);
+}
+
+int tr_selftest_init(void)
+{
+	unsigned int cpu;
+	int err;
+
+	tr_last_session = kcalloc(nr_cpu_ids, sizeof(*tr_last_session), GFP_KERNEL);
+	if (!tr_last_session)
+		return -ENOMEM;
+	for_each_possible_cpu(cpu) {
+		struct hrtimer *t = &per_cpu_ptr(&tr_selftest_cpus, cpu)->timer;
+
+		hrtimer_init(t, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
+		t->function = tr_selftest_timer;
+	}
+	err = register_nmi_handler(NMI_UNKNOWN, tr_selftest_nmi, 0, "tracer_selftest");
+	if (err) {
+		kfree(tr_last_session);
+		tr_last_session = NULL;
+		return err;
+	}
+	on_each_cpu(tr_selftest_start_timer, NULL, 1);
+	tr_debugfs = debugfs_create_dir("tracer", NULL);
+	debugfs_create_file("clock", 0400, tr_debugfs, NULL, &tr_clock_fops);
+	debugfs_create_file("clock_check", 0200, tr_debugfs, NULL, &tr_clock_check_fops);
+	debugfs_create_file("last_session", 0400, tr_debugfs, NULL, &tr_last_session_fops);
+	return 0;
+}
+
+void tr_selftest_exit(void)
+{
+	unsigned int cpu;
+
+	debugfs_remove_recursive(tr_debugfs);
+	unregister_nmi_handler(NMI_UNKNOWN, "tracer_selftest");
+	for_each_possible_cpu(cpu)
+		hrtimer_cancel(&per_cpu_ptr(&tr_selftest_cpus, cpu)->timer);
+	kfree(tr_last_session);
+	tr_last_session = NULL;
+}
