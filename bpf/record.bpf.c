@@ -7,9 +7,17 @@
  * out, into this CPU's buffer.  The common header (type, flags, preempt
  * count, pid) is written by the program: what the kernel passes there is
  * not reliable (syscall tracepoints hand BPF a pt_regs pointer in it).
+ *
+ * With the kernel module loaded (tr_use_kmod), the record goes through
+ * its kfunc instead, into the module's buffers: copied first into a
+ * per-CPU scratch record, since the kfunc takes the bytes from BPF
+ * memory.  Tracepoint programs do not nest on a CPU (the kernel skips a
+ * program while another runs there), so one scratch record per CPU is
+ * enough.
  */
 #include "ringbuf.bpf.h"
 #include <bpf/bpf_tracing.h>
+#include <tracer/kmod.h>
 #include "record.h"
 
 /* The recorder's own process: never recorded. */
@@ -23,6 +31,8 @@ const volatile bool tr_filter_cpus;
 /* Record only tasks with this comm (--comm). */
 const volatile bool tr_filter_comm;
 const volatile char tr_comm[16];
+/* Write through the module's kfunc rather than into trb_regions. */
+const volatile bool tr_use_kmod;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -44,6 +54,13 @@ struct {
 	__type(value, __u8);
 	__uint(max_entries, 1);			/* set by the loader: CPUs */
 } tr_cpus SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__uint(value_size, TR_BPF_MAX_RECORD);
+	__uint(max_entries, 1);
+} tr_scratch SEC(".maps");
 
 static __always_inline bool comm_wanted(void)
 {
@@ -95,34 +112,63 @@ static __always_inline __u32 record_size(void *ctx, const struct tr_event_shape 
 	return size;
 }
 
+/* Copy the raw record to dst (size bytes, checked by the caller). */
+static __always_inline void copy_record(void *dst, __u32 size, void *ctx,
+					const struct tr_event_shape *shape)
+{
+	struct trace_entry *common = dst;
+
+	bpf_probe_read_kernel(dst, size, ctx);
+	common->type = shape->kernel_id;
+	common->flags = 0;
+	common->preempt_count = 0;
+	common->pid = bpf_get_current_pid_tgid();
+}
+
+static __always_inline void record_in_regions(void *ctx, __u32 id, __u32 size,
+					      const struct tr_event_shape *shape)
+{
+	struct trb_bpf_slot s;
+	struct trb_bpf b;
+
+	if (!trb_bpf_this_cpu(&b) || trb_bpf_reserve(&b, &s, id, size))
+		return;
+	if (size >= sizeof(struct trace_entry) &&
+	    size <= TR_BPF_MAX_RECORD - sizeof(struct tr_event_header))
+		copy_record(s.record + 1, size, ctx, shape);
+	trb_bpf_commit(&b, &s);
+}
+
+static __always_inline void record_through_kmod(void *ctx, __u32 id, __u32 size,
+						const struct tr_event_shape *shape)
+{
+	__u32 zero = 0;
+	void *scratch = bpf_map_lookup_elem(&tr_scratch, &zero);
+
+	/* The kernel never hands BPF a raw record above 8 KiB. */
+	if (!scratch || size < sizeof(struct trace_entry) || size > TR_BPF_MAX_RECORD)
+		return;
+	copy_record(scratch, size, ctx, shape);
+	tr_kmod_write(id, scratch, size);
+}
+
 SEC("tracepoint")
 int tr_tracepoint(void *ctx)
 {
 	__u32 id = bpf_get_attach_cookie(ctx);
 	const struct tr_event_shape *shape;
-	struct trb_bpf_slot s;
-	struct trb_bpf b;
 	__u32 size;
 
 	if (!wanted())
 		return 0;
 	shape = bpf_map_lookup_elem(&tr_events, &id);
-	if (!shape || !trb_bpf_this_cpu(&b))
+	if (!shape)
 		return 0;
 	size = record_size(ctx, shape);
-	if (trb_bpf_reserve(&b, &s, id, size))
-		return 0;
-	if (size >= sizeof(struct trace_entry) &&
-	    size <= TR_BPF_MAX_RECORD - sizeof(struct tr_event_header)) {
-		struct trace_entry *common = (struct trace_entry *)(s.record + 1);
-
-		bpf_probe_read_kernel(common, size, ctx);
-		common->type = shape->kernel_id;
-		common->flags = 0;
-		common->preempt_count = 0;
-		common->pid = bpf_get_current_pid_tgid();
-	}
-	trb_bpf_commit(&b, &s);
+	if (tr_use_kmod)
+		record_through_kmod(ctx, id, size, shape);
+	else
+		record_in_regions(ctx, id, size, shape);
 	return 0;
 }
 

@@ -26,7 +26,8 @@ static const char usage_record[] =
 "      --mode MODE        discard (default: drop new events when full) or overwrite\n"
 "      --buffer-size SIZE per-CPU buffer, e.g. 4M (default 4M)\n"
 "      --subbuf-size SIZE sub-buffer, e.g. 1M (default 1M)\n"
-"      --flush-ms MS      deliver partly filled sub-buffers every MS ms (default 100)\n";
+"      --flush-ms MS      deliver partly filled sub-buffers every MS ms (default 100)\n"
+"      --backend WHO      auto (default: the kernel module if loaded), bpf or kmod\n";
 
 /* "4M", "256K", "4096": bytes, or 0 when malformed. */
 static unsigned long long parse_size(const char *text)
@@ -50,7 +51,7 @@ static int bad_usage(const char *why, const char *usage)
 
 static int cmd_record(int argc, char **argv)
 {
-	enum { OPT_COMM = 256, OPT_MODE, OPT_BUFFER, OPT_SUBBUF, OPT_FLUSH };
+	enum { OPT_COMM = 256, OPT_MODE, OPT_BUFFER, OPT_SUBBUF, OPT_FLUSH, OPT_BACKEND };
 	static const struct option options[] = {
 		{ "event", required_argument, NULL, 'e' },
 		{ "all-cpus", no_argument, NULL, 'a' },
@@ -64,6 +65,7 @@ static int cmd_record(int argc, char **argv)
 		{ "buffer-size", required_argument, NULL, OPT_BUFFER },
 		{ "subbuf-size", required_argument, NULL, OPT_SUBBUF },
 		{ "flush-ms", required_argument, NULL, OPT_FLUSH },
+		{ "backend", required_argument, NULL, OPT_BACKEND },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -92,6 +94,16 @@ static int cmd_record(int argc, char **argv)
 		case OPT_BUFFER: o.buffer_size = parse_size(optarg); break;
 		case OPT_SUBBUF: o.subbuf_size = parse_size(optarg); break;
 		case OPT_FLUSH: o.flush_ms = atoi(optarg); break;
+		case OPT_BACKEND:
+			if (!strcmp(optarg, "auto"))
+				o.backend = TR_BACKEND_AUTO;
+			else if (!strcmp(optarg, "bpf"))
+				o.backend = TR_BACKEND_BPF;
+			else if (!strcmp(optarg, "kmod"))
+				o.backend = TR_BACKEND_KMOD;
+			else
+				return bad_usage("--backend is auto, bpf or kmod", usage_record);
+			break;
 		case 'h': fputs(usage_record, stdout); return 0;
 		default: return bad_usage("bad option", usage_record);
 		}

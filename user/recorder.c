@@ -1,11 +1,18 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * tracer record over the pure-BPF backend.  Order matters so that nothing
- * is lost and a killed recorder leaves a readable trace:
- *   resolve events -> create the trace directory and write its metadata ->
- *   load BPF, fill the filter maps, initialise the buffers -> start the
- *   command (held) -> attach -> release the command -> consume until
- *   stopped -> detach -> flush and drain every buffer -> summary.
+ * tracer record.  Order matters so that nothing is lost and a killed
+ * recorder leaves a readable trace:
+ *   resolve events -> create the trace directory -> load BPF, fill the
+ *   filter maps, set up the buffers (BPF map regions, or the kernel
+ *   module's) -> write the metadata -> start the command (held) ->
+ *   attach -> release the command -> consume until stopped -> detach ->
+ *   flush and drain every buffer -> summary.
+ *
+ * The two backends share the buffer layout and protocol; they differ in
+ * who holds the buffers and runs the reader's steps (this process, or the
+ * module through /dev/tracer), in who flushes periodically (this process,
+ * or the module's per-CPU timers) and in the clock (bpf_ktime_get_ns, or
+ * the module's clock on the same time base).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -26,6 +33,7 @@
 #include "recorder.h"
 #include "events.h"
 #include "bpfbuf.h"
+#include "kmodbuf.h"
 #include "ctf.h"
 #include "packet.h"
 #include "ubuf.h"
@@ -38,7 +46,9 @@ struct session {
 	const struct tr_record_opts *o;
 	struct tr_event_set events;
 	struct record *skel;
+	int use_kmod;			/* backend: the module, else BPF regions */
 	struct tr_bpfbuf bufs;
+	struct tr_kmodbuf kbufs;
 	struct bpf_link **links;
 	unsigned int ncpu;
 	int *stream_fd;
@@ -128,13 +138,25 @@ static int write_formats(struct session *s)
 	return fclose(f) ? -errno : 0;
 }
 
+static const char *backend_name(const struct session *s)
+{
+	return s->use_kmod ? "kmod" : "bpf";
+}
+
+static const char *clock_name(const struct session *s)
+{
+	return s->use_kmod ? "tracer.ko TSC clock on the CLOCK_MONOTONIC time base" :
+	       "CLOCK_MONOTONIC (bpf_ktime_get_ns)";
+}
+
 static int write_metadata(struct session *s)
 {
 	unsigned int n = s->events.count, i;
 	struct tr_ctf_event_class *classes = calloc(n, sizeof(*classes));
 	struct tr_ctf_field *fields = calloc((size_t)n * MAX_FIELDS, sizeof(*fields));
 	struct tr_ctf_trace trace = {
-		.backend = "bpf", .clock_offset_ns = tr_ctf_clock_offset_ns(),
+		.backend = backend_name(s), .clock = clock_name(s),
+		.clock_offset_ns = tr_ctf_clock_offset_ns(),
 		.classes = classes, .nclasses = n,
 	};
 	char host[256] = "unknown", path[4096];
@@ -223,6 +245,11 @@ static void write_comms(const struct session *s, pid_t command)
 
 /* --- BPF ------------------------------------------------------------------- */
 
+/* With the module, the BPF map regions are never written: keep them small. */
+static const struct trb_config unused_regions = {
+	.subbuf_size = TR_MIN_SUBBUF_SIZE, .nsubbuf = TR_MIN_SUBBUFS,
+};
+
 static int configure(struct session *s, const struct trb_config *cfg)
 {
 	const struct tr_record_opts *o = s->o;
@@ -230,6 +257,7 @@ static int configure(struct session *s, const struct trb_config *cfg)
 	int err;
 
 	TR_BPFBUF_SET_GEOMETRY(skel->rodata, cfg);
+	skel->rodata->tr_use_kmod = s->use_kmod;
 	skel->rodata->tr_self_tgid = getpid();
 	skel->rodata->tr_filter_pids = !o->system_wide && (o->pid || o->command);
 	skel->rodata->tr_follow_forks = !o->system_wide && !o->pid && o->command;
@@ -238,7 +266,8 @@ static int configure(struct session *s, const struct trb_config *cfg)
 		skel->rodata->tr_filter_comm = true;
 		strncpy((char *)skel->rodata->tr_comm, o->comm, sizeof(skel->rodata->tr_comm) - 1);
 	}
-	err = tr_bpfbuf_size_map(skel->maps.trb_regions, cfg, s->ncpu);
+	err = tr_bpfbuf_size_map(skel->maps.trb_regions, s->use_kmod ? &unused_regions : cfg,
+				 s->use_kmod ? 1 : s->ncpu);
 	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.tr_cpus, s->ncpu);
 	if (!skel->rodata->tr_follow_forks)
@@ -276,31 +305,91 @@ static int fill_maps(struct session *s)
 	return err;
 }
 
-static int load_bpf(struct session *s, const struct trb_config *cfg)
+static int load_programs(struct session *s, const struct trb_config *cfg)
 {
 	int err;
 
 	s->skel = record__open();
-	if (!s->skel) {
-		say("cannot open the BPF object: %s", strerror(errno));
+	if (!s->skel)
 		return -errno;
-	}
 	err = configure(s, cfg);
 	if (!err)
 		err = record__load(s->skel);
+	if (err) {
+		record__destroy(s->skel);
+		s->skel = NULL;
+	}
+	return err;
+}
+
+static int choose_backend(struct session *s)
+{
+	const char *why_not = tr_kmodbuf_unavailable();
+
+	if (s->o->backend == TR_BACKEND_KMOD && why_not) {
+		say("--backend kmod: %s; use --backend bpf", why_not);
+		return -ENODEV;
+	}
+	s->use_kmod = s->o->backend != TR_BACKEND_BPF && !why_not;
+	return 0;
+}
+
+/*
+ * Programs that call the module's kfuncs load on Linux 6.2 and later; on
+ * 6.1 only tp_btf/fentry programs may call module kfuncs.  auto then
+ * records through BPF regions instead.
+ */
+static int load_for_backend(struct session *s, const struct trb_config *cfg)
+{
+	int err = load_programs(s, cfg);
+
+	if (!err || !s->use_kmod || err == -EPERM || err == -EACCES)
+		return err;
+	if (s->o->backend == TR_BACKEND_KMOD) {
+		say("cannot load tracepoint programs that call the module's kfuncs (%s): this kernel does not allow it (Linux 6.1 allows kfuncs only in tp_btf/fentry programs); use --backend bpf",
+		    strerror(-err));
+		return err;
+	}
+	say("note: this kernel does not let tracepoint programs call the module's kfuncs (%s); recording through BPF buffers",
+	    strerror(-err));
+	s->use_kmod = 0;
+	return load_programs(s, cfg);
+}
+
+static int open_buffers(struct session *s, const struct trb_config *cfg)
+{
+	int err;
+
+	if (!s->use_kmod)
+		return tr_bpfbuf_open(&s->bufs, s->skel->maps.trb_regions, cfg, s->ncpu,
+				      tr_clock_monotonic_ns);
+	err = tr_kmodbuf_open(&s->kbufs, cfg, s->o->flush_ms);
+	if (err == -EBUSY)
+		say("another recording is using the tracer module (" TR_KMOD_DEVICE " is busy)");
+	if (!err && s->kbufs.ncpu != s->ncpu)
+		err = -EPROTO;
+	return err;
+}
+
+static int load_bpf(struct session *s, const struct trb_config *cfg)
+{
+	int err = choose_backend(s);
+
+	if (!err)
+		err = load_for_backend(s, cfg);
 	if (err == -EPERM || err == -EACCES) {
 		say("loading BPF programs is not permitted: run as root (or with CAP_BPF, CAP_PERFMON and CAP_SYS_RESOURCE)");
 		return err;
 	}
 	if (err) {
-		say("cannot load the BPF programs: %s", strerror(-err));
+		if (err != -ENODEV)
+			say("cannot load the BPF programs: %s", strerror(-err));
 		return err;
 	}
 	err = fill_maps(s);
 	if (!err)
-		err = tr_bpfbuf_open(&s->bufs, s->skel->maps.trb_regions, cfg, s->ncpu,
-				     tr_clock_monotonic_ns);
-	if (err)
+		err = open_buffers(s, cfg);
+	if (err && err != -EBUSY)
 		say("cannot set up the buffers: %s", strerror(-err));
 	return err;
 }
@@ -412,34 +501,66 @@ static int store_packet(struct session *s, unsigned int cpu, const void *packet)
 	return 0;
 }
 
+/* A CPU's buffer handle: geometry and counters, either backend. */
+static const struct trb_buf *cpu_buf(const struct session *s, unsigned int cpu)
+{
+	return s->use_kmod ? &s->kbufs.cpu[cpu] : &s->bufs.cpu[cpu];
+}
+
+static int get_subbuf(struct session *s, unsigned int cpu, __u64 *pos,
+		      const char **packet)
+{
+	if (s->use_kmod)
+		return tr_kmodbuf_get_subbuf(&s->kbufs, cpu, pos, packet);
+	return trb_get_subbuf(&s->bufs.cpu[cpu], pos, packet);
+}
+
+static void put_subbuf(struct session *s, unsigned int cpu, __u64 pos)
+{
+	if (s->use_kmod)
+		tr_kmodbuf_put_subbuf(&s->kbufs, cpu, pos);
+	else
+		trb_put_subbuf(&s->bufs.cpu[cpu], pos);
+}
+
 static void consume(struct session *s)
 {
 	unsigned int cpu;
 
 	for (cpu = 0; cpu < s->ncpu && !s->write_error; cpu++) {
-		const struct trb_buf *b = &s->bufs.cpu[cpu];
+		__u64 subbuf_size = cpu_buf(s, cpu)->subbuf_size;
 		const char *packet;
 		__u64 pos;
 
-		while (!s->write_error && trb_get_subbuf(b, &pos, &packet) == 0) {
-			if (tr_packet_header_problem((const void *)packet, b->subbuf_size)) {
-				trb_put_subbuf(b, pos);
+		while (!s->write_error && get_subbuf(s, cpu, &pos, &packet) == 0) {
+			if (tr_packet_header_problem((const void *)packet, subbuf_size)) {
+				put_subbuf(s, cpu, pos);
 				continue;
 			}
 			s->write_error = store_packet(s, cpu, packet);
 			if (!s->write_error)
 				count_records(s, packet);
-			trb_put_subbuf(b, pos);
+			put_subbuf(s, cpu, pos);
 		}
 	}
 }
 
+/* The module flushes its buffers on per-CPU timers; BPF regions need us. */
 static void flush_all(struct session *s)
 {
 	unsigned int cpu;
 
-	for (cpu = 0; cpu < s->ncpu; cpu++)
+	for (cpu = 0; !s->use_kmod && cpu < s->ncpu; cpu++)
 		trb_flush(&s->bufs.cpu[cpu]);
+}
+
+/* After detaching: no more records, everything left ready to read. */
+static void finish_writing(struct session *s)
+{
+	if (s->use_kmod)
+		tr_kmodbuf_finish(&s->kbufs);
+	else
+		flush_all(s);
 }
 
 static __u64 lost_total(const struct session *s)
@@ -448,7 +569,7 @@ static __u64 lost_total(const struct session *s)
 	unsigned int cpu;
 
 	for (cpu = 0; cpu < s->ncpu; cpu++)
-		lost += trb_lost(&s->bufs.cpu[cpu]) + s->bufs.cpu[cpu].ctl->records_overrun;
+		lost += trb_lost(cpu_buf(s, cpu)) + cpu_buf(s, cpu)->ctl->records_overrun;
 	return lost;
 }
 
@@ -507,16 +628,16 @@ static void summary(const struct session *s)
 {
 	unsigned int i, cpu;
 
-	fprintf(stderr, "tracer record: %lu events, %.1f MiB in %s (backend bpf, clock CLOCK_MONOTONIC)\n",
-		s->records, s->bytes / 1048576.0, s->o->output);
+	fprintf(stderr, "tracer record: %lu events, %.1f MiB in %s (backend %s, clock %s)\n",
+		s->records, s->bytes / 1048576.0, s->o->output, backend_name(s), clock_name(s));
 	for (i = 0; i < s->events.count; i++)
 		if (s->per_event[i])
 			fprintf(stderr, "  %10lu  %s:%s\n", s->per_event[i],
 				s->events.events[i].system, s->events.events[i].name);
 	for (cpu = 0; cpu < s->ncpu; cpu++) {
-		const struct tr_buf_ctl *c = s->bufs.cpu[cpu].ctl;
+		const struct tr_buf_ctl *c = cpu_buf(s, cpu)->ctl;
 
-		if (trb_lost(&s->bufs.cpu[cpu]) + c->records_overrun)
+		if (trb_lost(cpu_buf(s, cpu)) + c->records_overrun)
 			fprintf(stderr, "  cpu %u lost: %llu buffer full, %llu not yet committed, %llu too big, %llu busy, %llu overwritten\n",
 				cpu, c->lost_full, c->lost_wrap, c->lost_big, c->lost_busy,
 				c->records_overrun);
@@ -544,9 +665,9 @@ static int setup(struct session *s, const struct trb_config *cfg)
 	s->per_event = calloc(s->events.count, sizeof(*s->per_event));
 	err = prepare_output(s);
 	if (!err)
-		err = write_metadata(s);
-	if (!err)
 		err = load_bpf(s, cfg);
+	if (!err)
+		err = write_metadata(s);
 	if (!err)
 		err = open_streams(s);
 	if (!err && s->o->command)
@@ -565,6 +686,8 @@ static void teardown(struct session *s)
 		record__destroy(s->skel);
 	if (s->bufs.cpu)
 		tr_bpfbuf_close(&s->bufs);
+	if (s->use_kmod)
+		tr_kmodbuf_close(&s->kbufs);
 	for (cpu = 0; s->stream_fd && cpu < s->ncpu; cpu++)
 		if (s->stream_fd[cpu] > 0)
 			close(s->stream_fd[cpu]);
@@ -580,7 +703,9 @@ int tr_record(const struct tr_record_opts *o)
 		.nsubbuf = o->subbuf_size ? o->buffer_size / o->subbuf_size : 0,
 	};
 	struct sigaction stop = { .sa_handler = on_stop_signal };
-	struct session s = { .o = o, .ncpu = libbpf_num_possible_cpus() };
+	struct session s = {
+		.o = o, .ncpu = libbpf_num_possible_cpus(), .kbufs = { .fd = -1 },
+	};
 	const char *bad = trb_geometry_problem(cfg.subbuf_size, cfg.nsubbuf);
 	int err, status = 0;
 	pid_t command;
@@ -599,7 +724,7 @@ int tr_record(const struct tr_record_opts *o)
 	if (!err) {
 		run(&s);
 		detach(&s);
-		flush_all(&s);
+		finish_writing(&s);
 		consume(&s);
 		if (s.write_error)
 			say("writing the trace failed (%s): recording stopped; what was written stays readable",

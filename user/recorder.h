@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * tracer record: tracepoints through the pure-BPF backend into a CTF
+ * tracer record: tracepoints through BPF (and the kernel module) into a CTF
  * trace directory (metadata, one stream file per CPU).
  */
 #ifndef TRACER_RECORDER_H
@@ -8,6 +8,13 @@
 
 #include <sys/types.h>
 #include <tracer/layout.h>
+
+/* Who writes the buffers. */
+enum tr_backend {
+	TR_BACKEND_AUTO,		/* the module if loaded, else BPF */
+	TR_BACKEND_BPF,			/* BPF programs into BPF map regions */
+	TR_BACKEND_KMOD,		/* BPF programs through the module's kfuncs */
+};
 
 struct tr_record_opts {
 	const char *const *events;	/* specs, e.g. "sched:*" */
@@ -23,6 +30,7 @@ struct tr_record_opts {
 	__u64 buffer_size;		/* per CPU */
 	__u64 subbuf_size;
 	unsigned int flush_ms;
+	enum tr_backend backend;
 	char *const *command;		/* argv to run and record, or NULL */
 };
 

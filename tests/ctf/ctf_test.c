@@ -46,7 +46,7 @@ static void open_trace(struct trace *t, enum tr_buf_mode mode)
 		.subbuf_size = 4096, .nsubbuf = 2, .mode = mode,
 	};
 	struct tr_ctf_trace desc = {
-		.hostname = "testhost", .backend = "user",
+		.hostname = "testhost", .backend = "user", .clock = "CLOCK_MONOTONIC",
 		.clock_offset_ns = tr_ctf_clock_offset_ns(),
 		.classes = classes, .nclasses = 1,
 	};

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "kmodbuf.h"
+
+const char *tr_kmodbuf_unavailable(void)
+{
+	if (access(TR_KMOD_DEVICE, F_OK) == 0)
+		return NULL;
+	if (access("/proc/modules", F_OK))
+		return "this kernel cannot load modules (built without CONFIG_MODULES)";
+	return "the tracer module is not loaded (no " TR_KMOD_DEVICE "): insmod kmod/tracer.ko";
+}
+
+static int map_regions(struct tr_kmodbuf *kb)
+{
+	unsigned int cpu;
+
+	kb->region = calloc(kb->ncpu, sizeof(*kb->region));
+	kb->cpu = calloc(kb->ncpu, sizeof(*kb->cpu));
+	if (!kb->region || !kb->cpu)
+		return -ENOMEM;
+	for (cpu = 0; cpu < kb->ncpu; cpu++) {
+		void *r = mmap(NULL, kb->region_stride, PROT_READ, MAP_SHARED, kb->fd,
+			       (off_t)cpu * kb->region_stride);
+
+		if (r == MAP_FAILED)
+			return -errno;
+		kb->region[cpu] = r;
+		if (trb_attach(&kb->cpu[cpu], r, NULL))
+			return -EPROTO;
+	}
+	return 0;
+}
+
+int tr_kmodbuf_open(struct tr_kmodbuf *kb, const struct trb_config *cfg,
+		    unsigned int flush_ms)
+{
+	struct tr_kmod_setup setup = {
+		.subbuf_size = cfg->subbuf_size, .nsubbuf = cfg->nsubbuf,
+		.mode = cfg->mode, .stream_id = cfg->stream_id, .flush_ms = flush_ms,
+	};
+	int err;
+
+	*kb = (struct tr_kmodbuf) { .fd = open(TR_KMOD_DEVICE, O_RDWR | O_CLOEXEC) };
+	if (kb->fd < 0)
+		return -errno;
+	if (ioctl(kb->fd, TR_KMOD_IOC_CLOCK, &kb->clock) ||
+	    ioctl(kb->fd, TR_KMOD_IOC_SETUP, &setup)) {
+		err = -errno;
+		tr_kmodbuf_close(kb);
+		return err;
+	}
+	kb->ncpu = setup.ncpu;
+	kb->region_stride = setup.region_stride;
+	err = map_regions(kb);
+	if (err)
+		tr_kmodbuf_close(kb);
+	return err;
+}
+
+void tr_kmodbuf_close(struct tr_kmodbuf *kb)
+{
+	unsigned int cpu;
+
+	for (cpu = 0; kb->region && cpu < kb->ncpu; cpu++)
+		if (kb->region[cpu])
+			munmap(kb->region[cpu], kb->region_stride);
+	free(kb->region);
+	free(kb->cpu);
+	if (kb->fd >= 0)
+		close(kb->fd);
+	*kb = (struct tr_kmodbuf) { .fd = -1 };
+}
+
+int tr_kmodbuf_get_subbuf(struct tr_kmodbuf *kb, unsigned int cpu, __u64 *pos,
+			  const char **packet)
+{
+	struct tr_kmod_subbuf sb = { .cpu = cpu };
+
+	if (ioctl(kb->fd, TR_KMOD_IOC_GET_SUBBUF, &sb))
+		return -errno;
+	if (sb.offset > kb->region_stride - kb->cpu[cpu].subbuf_size)
+		return -EPROTO;
+	*pos = sb.pos;
+	*packet = (const char *)kb->region[cpu] + sb.offset;
+	return 0;
+}
+
+void tr_kmodbuf_put_subbuf(struct tr_kmodbuf *kb, unsigned int cpu, __u64 pos)
+{
+	struct tr_kmod_subbuf sb = { .cpu = cpu, .pos = pos };
+
+	ioctl(kb->fd, TR_KMOD_IOC_PUT_SUBBUF, &sb);
+}
+
+int tr_kmodbuf_finish(struct tr_kmodbuf *kb)
+{
+	return ioctl(kb->fd, TR_KMOD_IOC_FINISH) ? -errno : 0;
+}

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Buffers in the kernel module: the per-CPU regions behind /dev/tracer
+ * (tracer/kmod.h), mapped read-only.  The module runs the reader's steps
+ * of ringbuf.h on our behalf (they write the control block); the handles
+ * here are for geometry and counters.
+ */
+#ifndef TRACER_KMODBUF_H
+#define TRACER_KMODBUF_H
+
+#include <stddef.h>
+#include <tracer/kmod.h>
+#include <tracer/ringbuf.h>
+
+struct tr_kmodbuf {
+	int fd;
+	unsigned int ncpu;
+	size_t region_stride;
+	void **region;			/* [ncpu], NULL where mapping failed */
+	struct trb_buf *cpu;		/* [ncpu] read-only handles */
+	struct tr_kmod_clock_info clock;
+};
+
+/* Why the module's buffers cannot be used here, or NULL if they can. */
+const char *tr_kmodbuf_unavailable(void);
+
+/* Open a session with this geometry and map its regions; 0 or -errno. */
+int tr_kmodbuf_open(struct tr_kmodbuf *kb, const struct trb_config *cfg,
+		    unsigned int flush_ms);
+void tr_kmodbuf_close(struct tr_kmodbuf *kb);
+
+/* 0 with the sub-buffer's position and bytes, or -EAGAIN when none is ready. */
+int tr_kmodbuf_get_subbuf(struct tr_kmodbuf *kb, unsigned int cpu, __u64 *pos,
+			  const char **packet);
+void tr_kmodbuf_put_subbuf(struct tr_kmodbuf *kb, unsigned int cpu, __u64 pos);
+
+/* Stop writers and flush every buffer: what is left is ready to read. */
+int tr_kmodbuf_finish(struct tr_kmodbuf *kb);
+
+#endif /* TRACER_KMODBUF_H */
