@@ -55,10 +55,12 @@ struct {
 	__uint(max_entries, 1);			/* set by the loader: CPUs */
 } tr_cpus SEC(".maps");
 
+/* Twice the largest record, so a size masked with SCRATCH_MASK stays inside. */
+#define SCRATCH_MASK		(2 * TR_BPF_MAX_RECORD - 1)
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__type(key, __u32);
-	__uint(value_size, TR_BPF_MAX_RECORD);
+	__uint(value_size, 2 * TR_BPF_MAX_RECORD);
 	__uint(max_entries, 1);
 } tr_scratch SEC(".maps");
 
@@ -148,6 +150,9 @@ static __always_inline void record_through_kmod(void *ctx, __u32 id, __u32 size,
 	/* The kernel never hands BPF a raw record above 8 KiB. */
 	if (!scratch || size < sizeof(struct trace_entry) || size > TR_BPF_MAX_RECORD)
 		return;
+	/* Older verifiers lose the bound above: mask, and keep clang from dropping it. */
+	barrier_var(size);
+	size &= SCRATCH_MASK;
 	copy_record(scratch, size, ctx, shape);
 	tr_kmod_write(id, scratch, size);
 }

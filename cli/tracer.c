@@ -27,7 +27,8 @@ static const char usage_record[] =
 "      --buffer-size SIZE per-CPU buffer, e.g. 4M (default 4M)\n"
 "      --subbuf-size SIZE sub-buffer, e.g. 1M (default 1M)\n"
 "      --flush-ms MS      deliver partly filled sub-buffers every MS ms (default 100)\n"
-"      --backend WHO      auto (default: the kernel module if loaded), bpf or kmod\n";
+"      --backend WHO      auto (default: the kernel module if loaded), bpf or kmod\n"
+"  -v, --verbose          show libbpf's messages (verifier logs when loading fails)\n";
 
 /* "4M", "256K", "4096": bytes, or 0 when malformed. */
 static unsigned long long parse_size(const char *text)
@@ -66,6 +67,7 @@ static int cmd_record(int argc, char **argv)
 		{ "subbuf-size", required_argument, NULL, OPT_SUBBUF },
 		{ "flush-ms", required_argument, NULL, OPT_FLUSH },
 		{ "backend", required_argument, NULL, OPT_BACKEND },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -76,7 +78,7 @@ static int cmd_record(int argc, char **argv)
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "+e:ap:C:o:fd:h", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+e:ap:C:o:fd:hv", options, NULL)) != -1) {
 		switch (c) {
 		case 'e': events[o.nevents++] = optarg; break;
 		case 'a': o.system_wide = 1; break;
@@ -104,6 +106,7 @@ static int cmd_record(int argc, char **argv)
 			else
 				return bad_usage("--backend is auto, bpf or kmod", usage_record);
 			break;
+		case 'v': o.verbose = 1; break;
 		case 'h': fputs(usage_record, stdout); return 0;
 		default: return bad_usage("bad option", usage_record);
 		}

@@ -8,18 +8,25 @@
  * The hardware counter is the TSC, masked to hw_bits bits (a module
  * parameter: narrowing it makes tests see many wraps).  Each CPU keeps
  * two slots holding an extended count and an index naming the current
- * one.  A reader extends the hardware value with the current slot: same
- * high bits, plus one wrap if the low bits went below the slot's.  A
- * per-CPU timer refreshes the slot readers are not using and then flips
- * the index, so a reader interrupted at any point (even by an NMI that
- * reads too) uses a consistent slot.  This is correct while no slot is
- * older than one wrap when it is used: the update period plus the longest
- * time a reader holds a slot must stay below the wrap period, which is why
- * readers disable preemption and tr_clock_init() refuses update periods
- * longer than a quarter of the wrap period.
+ * one.  A reader extends the hardware value with the current slot: the
+ * slot plus the hardware's distance from the slot's low bits, modulo a
+ * wrap.  A distance of more than half a wrap is taken as the hardware
+ * having stepped back (a TSC may, slightly, under virtualisation), not as
+ * a wrap: counting it as a wrap would jump a whole period forward (S1's
+ * objection to cnt32_to_63).  A per-CPU timer refreshes the slot readers
+ * are not using and then flips the index, so a reader interrupted at any
+ * point (even by an NMI that reads too) uses a consistent slot.  This is
+ * correct while no slot is older than half a wrap when it is used: the
+ * update period plus the longest time a reader holds a slot must stay
+ * below that, which is why readers disable preemption and
+ * tr_clock_init() refuses update periods longer than a quarter of the
+ * wrap period.
  *
- * Time on one CPU never goes back; across CPUs it is as synchronised as
- * the TSCs.  Counter nanoseconds are mapped onto CLOCK_MONOTONIC by the
+ * Time on one CPU never goes back: each CPU keeps the last value it
+ * returned, and a reading below it (the hardware stepped back) returns
+ * that value instead and is counted; the update is a local compare-and-
+ * swap, safe against readers nesting on the CPU.  Across CPUs time is as
+ * synchronised as the TSCs.  Counter nanoseconds are mapped onto CLOCK_MONOTONIC by the
  * offset taken at load (tr_kmod_clock_info.mono_offset_ns); the two then
  * drift apart by the TSC's frequency error, which NTP does not correct
  * here.
@@ -28,6 +35,7 @@
 #include <linux/cpuhotplug.h>
 #include <linux/hrtimer.h>
 #include <linux/kprobes.h>
+#include <asm/local64.h>
 #include <linux/math64.h>
 #include <linux/percpu.h>
 #include <linux/smp.h>
@@ -37,8 +45,10 @@
 #include "clock.h"
 
 struct tr_clock_cpu {
-	u64 slot[2];		/* extended counts: high bits | hw at update */
+	u64 slot[2];		/* extended counts as of an update */
 	unsigned int index;	/* the slot readers use */
+	local64_t last;		/* the latest count returned on this CPU */
+	local64_t held_back;	/* readings below it: the hardware stepped back, or a nested reader read later */
 	u64 wraps;		/* wraps the updates saw */
 	struct hrtimer update;
 };
@@ -60,26 +70,42 @@ static notrace u64 tr_clock_hw_read(void)
 	return rdtsc_ordered() & tr_clock.hw_mask;
 }
 
-/* The extended count now, given a slot no older than one wrap. */
-static notrace u64 tr_clock_extend(u64 slot, u64 *wrapped)
+/* The extended count now, given a slot less than half a wrap old. */
+static notrace u64 tr_clock_extend(u64 slot)
 {
-	u64 hw = tr_clock_hw_read();
-	u64 now = (slot & ~tr_clock.hw_mask) | hw;
+	u64 ahead = (tr_clock_hw_read() - slot) & tr_clock.hw_mask;
 
-	*wrapped = hw < (slot & tr_clock.hw_mask);
-	if (*wrapped)
-		now += tr_clock.hw_mask + 1;
-	return now;
+	if (ahead <= tr_clock.hw_mask >> 1)
+		return slot + ahead;
+	return slot - (-ahead & tr_clock.hw_mask);
+}
+
+/* count, or the latest count returned on this CPU if that is later. */
+static notrace u64 tr_clock_not_before_last(struct tr_clock_cpu *c, u64 count)
+{
+	u64 last = local64_read(&c->last);
+
+	while ((s64)(count - last) > 0) {
+		u64 seen = local64_cmpxchg(&c->last, last, count);
+
+		if (seen == last)
+			return count;
+		last = seen;
+	}
+	if (count != last)
+		local64_inc(&c->held_back);
+	return last;
 }
 
 static notrace u64 tr_clock_count(void)
 {
 	struct tr_clock_cpu *c;
-	u64 count, wrapped;
+	u64 count;
 
 	preempt_disable_notrace();
 	c = this_cpu_ptr(&tr_clock_cpus);
-	count = tr_clock_extend(READ_ONCE(c->slot[READ_ONCE(c->index)]), &wrapped);
+	count = tr_clock_extend(READ_ONCE(c->slot[READ_ONCE(c->index)]));
+	count = tr_clock_not_before_last(c, count);
 	preempt_enable_notrace();
 	return count;
 }
@@ -100,10 +126,10 @@ static enum hrtimer_restart tr_clock_update(struct hrtimer *timer)
 {
 	struct tr_clock_cpu *c = this_cpu_ptr(&tr_clock_cpus);
 	unsigned int next = !c->index;
-	u64 wrapped;
+	u64 old = c->slot[c->index];
 
-	c->slot[next] = tr_clock_extend(c->slot[c->index], &wrapped);
-	c->wraps += wrapped;
+	c->slot[next] = tr_clock_extend(old);
+	c->wraps += (c->slot[next] & ~tr_clock.hw_mask) != (old & ~tr_clock.hw_mask);
 	/* Readers on this CPU must see the slot before the index names it. */
 	barrier();
 	WRITE_ONCE(c->index, next);
@@ -123,6 +149,7 @@ static int tr_clock_cpu_online(unsigned int cpu)
 	local_irq_disable();
 	c->slot[0] = rdtsc_ordered();
 	c->index = 0;
+	local64_set(&c->last, c->slot[0]);
 	local_irq_enable();
 	hrtimer_start(&c->update, tr_clock.update_period, HRTIMER_MODE_REL_PINNED_HARD);
 	return 0;
@@ -197,6 +224,11 @@ void tr_clock_info(struct tr_kmod_clock_info *info)
 u64 tr_clock_wraps(unsigned int cpu)
 {
 	return READ_ONCE(per_cpu_ptr(&tr_clock_cpus, cpu)->wraps);
+}
+
+u64 tr_clock_held_back(unsigned int cpu)
+{
+	return local64_read(&per_cpu_ptr(&tr_clock_cpus, cpu)->held_back);
 }
 
 u64 tr_clock_wrap_ns(void)

@@ -145,6 +145,13 @@ static __poll_t tr_dev_poll(struct file *file, poll_table *wait)
 	return tr_session_poll_mask(s);
 }
 
+/* misc_open() left the miscdevice here; a session takes its place at setup. */
+static int tr_dev_open(struct inode *inode, struct file *file)
+{
+	file->private_data = NULL;
+	return 0;
+}
+
 static int tr_dev_release(struct inode *inode, struct file *file)
 {
 	struct tr_session *s = file->private_data;
@@ -159,6 +166,7 @@ static int tr_dev_release(struct inode *inode, struct file *file)
 
 static const struct file_operations tr_dev_fops = {
 	.owner = THIS_MODULE,
+	.open = tr_dev_open,
 	.unlocked_ioctl = tr_dev_ioctl,
 	.mmap = tr_dev_mmap,
 	.poll = tr_dev_poll,

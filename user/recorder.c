@@ -343,17 +343,23 @@ static int load_for_backend(struct session *s, const struct trb_config *cfg)
 {
 	int err = load_programs(s, cfg);
 
-	if (!err || !s->use_kmod || err == -EPERM || err == -EACCES)
-		return err;
-	if (s->o->backend == TR_BACKEND_KMOD) {
-		say("cannot load tracepoint programs that call the module's kfuncs (%s): this kernel does not allow it (Linux 6.1 allows kfuncs only in tp_btf/fentry programs); use --backend bpf",
+	if (err && s->use_kmod && !geteuid() && s->o->backend == TR_BACKEND_AUTO) {
+		say("note: this kernel does not let tracepoint programs call the module's kfuncs (%s); recording through BPF buffers",
 		    strerror(-err));
-		return err;
+		s->use_kmod = 0;
+		err = load_programs(s, cfg);
 	}
-	say("note: this kernel does not let tracepoint programs call the module's kfuncs (%s); recording through BPF buffers",
-	    strerror(-err));
-	s->use_kmod = 0;
-	return load_programs(s, cfg);
+	if (!err)
+		return 0;
+	if ((err == -EPERM || err == -EACCES) && geteuid())
+		say("loading BPF programs is not permitted: run as root (or with CAP_BPF, CAP_PERFMON and CAP_SYS_RESOURCE)");
+	else if (s->use_kmod)
+		say("cannot load tracepoint programs that call the module's kfuncs (%s); Linux 6.1 allows kfuncs only in tp_btf/fentry programs (run with -v for the verifier's log, or use --backend bpf)",
+		    strerror(-err));
+	else
+		say("the kernel refused the BPF programs (%s); run with -v to see why",
+		    strerror(-err));
+	return err;
 }
 
 static int open_buffers(struct session *s, const struct trb_config *cfg)
@@ -377,15 +383,8 @@ static int load_bpf(struct session *s, const struct trb_config *cfg)
 
 	if (!err)
 		err = load_for_backend(s, cfg);
-	if (err == -EPERM || err == -EACCES) {
-		say("loading BPF programs is not permitted: run as root (or with CAP_BPF, CAP_PERFMON and CAP_SYS_RESOURCE)");
+	if (err)
 		return err;
-	}
-	if (err) {
-		if (err != -ENODEV)
-			say("cannot load the BPF programs: %s", strerror(-err));
-		return err;
-	}
 	err = fill_maps(s);
 	if (!err)
 		err = open_buffers(s, cfg);
@@ -644,6 +643,12 @@ static void summary(const struct session *s)
 	}
 }
 
+static int libbpf_to_stderr(enum libbpf_print_level level, const char *fmt, va_list args)
+{
+	(void)level;
+	return vfprintf(stderr, fmt, args);
+}
+
 /* --- Entry point ----------------------------------------------------------- */
 
 static int setup(struct session *s, const struct trb_config *cfg)
@@ -717,7 +722,7 @@ int tr_record(const struct tr_record_opts *o)
 	}
 	sigaction(SIGINT, &stop, NULL);
 	sigaction(SIGTERM, &stop, NULL);
-	libbpf_set_print(NULL);
+	libbpf_set_print(o->verbose ? libbpf_to_stderr : NULL);
 	err = setup(&s, &cfg);
 	release_command(&s);
 	command = s.child;

@@ -31,6 +31,7 @@ struct tr_record_opts {
 	__u64 subbuf_size;
 	unsigned int flush_ms;
 	enum tr_backend backend;
+	int verbose;			/* libbpf's messages and verifier logs */
 	char *const *command;		/* argv to run and record, or NULL */
 };
 
