@@ -30,7 +30,7 @@ BENCH_BINS := $(BUILD)/bench/ringbuf_bench $(BUILD)/bench/tracepoint_bench
 
 TRACER := $(BUILD)/tracer
 
-.PHONY: all check bench deps vmlinux clean
+.PHONY: all check vm-check bench deps vmlinux clean
 all: $(LIB) $(BPF_SKELS) $(TRACER)
 
 # Skeletons are what the C side includes; the objects need not be rebuilt.
@@ -68,6 +68,10 @@ deps:
 # Each test prints TAP; prove runs them all and prints the summary.
 check: deps all $(TEST_BINS) $(HELPER_BINS)
 	BUILD=$(BUILD) prove --exec '' --merge --verbose $(TEST_BINS) $(wildcard tests/run-*.t)
+
+# Only the VM suite (a part of check): Debian's kernels under qemu, tests/vm/.
+vm-check: deps all $(HELPER_BINS)
+	BUILD=$(BUILD) prove --exec '' --merge --verbose tests/run-vm.t
 
 # tracepoint_bench runs build/tracer, so it needs the whole build.
 bench: all $(BENCH_BINS)

@@ -1,0 +1,193 @@
+#!/usr/bin/env bash
+# tracer inside Debian's own kernels: for each kernel, fetch it (tests/vm/
+# fetch-kernel), build the companion module for it if kmod/ has one, pack
+# tracer and the guest tests into an initramfs, boot it under qemu, and judge
+# what comes back: the guest's own checks, a clean kernel log, and the traces
+# it recorded, read here with `tracer report` and babeltrace2.
+# A kernel is skipped only when apt cannot provide it (no such package, no
+# network); every other failure is a failure.
+set -u
+export BUILD=${BUILD:-build}
+TRACER=$BUILD/tracer
+VM=tests/vm
+# The newest Debian 12 cloud kernel of each series: the backported 6.12 and
+# the release's own 6.1 (its verifier and kfunc rules are the older ones).
+kernel_patterns=('6\.12\.[0-9]+\+deb12-cloud-amd64' '6\.1\.0-[0-9]+-cloud-amd64')
+
+n=0
+check() { # check DESCRIPTION COMMAND...: one TAP line, and the command's status
+	local what=$1
+	shift
+	n=$((n + 1))
+	if "$@"; then
+		echo "ok $n - $what"
+	else
+		echo "not ok $n - $what"
+		return 1
+	fi
+}
+skip() { # skip DESCRIPTION REASON
+	n=$((n + 1))
+	echo "ok $n - $1 # SKIP $2"
+}
+diag() { sed 's/^/# /' "$@"; }
+
+# Seconds since $1 (a `date +%s.%N`), to one decimal.
+since() { echo "$(date +%s.%N) $1" | awk '{ printf "%.1f", $1 - $2 }'; }
+
+for tool in qemu-system-x86_64 pahole zstd lz4 babeltrace2 /bin/busybox; do
+	command -v "$tool" >/dev/null ||
+		{ echo "Bail out! $tool is missing: run ./setup --deps-only"; exit 1; }
+done
+[ -x "$TRACER" ] && [ -x "$BUILD/tests/helpers/getppid_n" ] ||
+	{ echo "Bail out! $TRACER or its test helpers are not built: run make"; exit 1; }
+
+# --- host-side checks of one VM run (globals: kver, run) -------------------------
+
+# Compiler warnings are shown even when the module builds.
+module_built() {
+	"$VM/build-module" "$vm" >"$vm/build-module.log" 2>&1
+	local status=$?
+	diag "$vm/build-module.log"
+	return $status
+}
+
+booted_and_completed() {
+	grep -a -q '^@@DONE' "$run/results" ||
+		{ echo "# no completion marker; the console ends with:"; tail -n 15 "$run/console" | diag; return 1; }
+}
+
+# With loglevel=4 a WARN() does not reach the console; /init dumps dmesg there.
+kernel_log_clean() {
+	[ -s "$run/console" ] || return 1
+	! grep -a -E 'Oops|WARNING:|BUG:|Call Trace|Kernel panic' "$run/console" >"$run/bad-lines" ||
+		{ head -n 30 "$run/bad-lines" | diag; return 1; }
+}
+
+# The guest's "ok - X" / "not ok - X" lines, as TAP lines of this script.
+relay_guest_checks() {
+	[ -e "$run/results" ] || return 0
+	local line
+	while IFS= read -r line; do
+		case $line in
+		"ok - "*) n=$((n + 1)); echo "ok $n - $kver, in the VM: ${line#ok - }" ;;
+		"not ok - "*) n=$((n + 1)); echo "not ok $n - $kver, in the VM: ${line#not ok - }" ;;
+		"# "*) echo "$line" ;;
+		esac
+	done < <(tr -d '\r' <"$run/results")
+}
+
+# A trace the guest recorded and sent back, with its CTF metadata.
+came_back() { # came_back TRACE
+	[ -e "$run/traces/$1/metadata" ] || { echo "# the VM sent no $1 trace"; return 1; }
+}
+
+report_of() { # report_of TRACE: tracer report's lines in $run/TRACE.report
+	came_back "$1" || return 1
+	"$TRACER" report "$run/traces/$1" >"$run/$1.report" 2>"$run/$1.report-err" ||
+		{ diag "$run/$1.report-err"; return 1; }
+}
+
+getppid_exact_in_report() {
+	report_of getppid || return 1
+	local events who
+	events=$(grep -c ' syscalls:sys_enter_getppid: ' "$run/getppid.report")
+	who=$(grep ' syscalls:sys_enter_getppid: ' "$run/getppid.report" | awk '{ print $1, $2 }' | sort -u)
+	[ "$events" = 1000 ] && [ "$(echo "$who" | wc -l)" = 1 ] && [ "${who% *}" = getppid_n ] ||
+		{ echo "# $events events from: $who"; return 1; }
+}
+
+getppid_exact_in_babeltrace2() {
+	came_back getppid || return 1
+	babeltrace2 "$run/traces/getppid" >"$run/getppid.bt" 2>"$run/getppid.bt-err" ||
+		{ diag "$run/getppid.bt-err"; return 1; }
+	local events pids report_pid
+	events=$(grep -c ' sys_enter_getppid: ' "$run/getppid.bt")
+	pids=$(grep ' sys_enter_getppid: ' "$run/getppid.bt" | grep -o 'common_pid = [0-9]*' | sort -u)
+	report_pid=$(grep -m1 ' syscalls:sys_enter_getppid: ' "$run/getppid.report" | awk '{ print $2 }')
+	[ "$events" = 1000 ] && [ "$pids" = "common_pid = $report_pid" ] && [ ! -s "$run/getppid.bt-err" ] ||
+		{ echo "# $events events, $pids (report: $report_pid)"; diag "$run/getppid.bt-err"; return 1; }
+}
+
+# The recorder's summary names every loss by cause; report shows each one.
+nothing_lost() {
+	[ -s "$run/traces/getppid.log" ] && [ -s "$run/getppid.report" ] || return 1
+	{ grep -i 'lost' "$run/traces/getppid.log"; grep 'LOST' "$run/getppid.report"; } >"$run/lost"
+	[ ! -s "$run/lost" ] || { head -n 5 "$run/lost" | diag; return 1; }
+}
+
+sched_exec_in_report() {
+	report_of sched || return 1
+	grep ' sched:sched_process_exec: ' "$run/sched.report" | grep -q 'filename=/bin/true' ||
+		{ grep -m3 'sched_process_exec' "$run/sched.report" | diag; return 1; }
+}
+
+report_in_time_order() {
+	[ -s "$run/sched.report" ] || return 1
+	awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^\[[0-9]+\]$/) { ts = $(i + 1); sub(":", "", ts);
+		if (ts + 0 < last + 0) { print "# back in time: " $0; exit 1 } last = ts } }' "$run/sched.report"
+}
+
+sched_in_babeltrace2() {
+	came_back sched || return 1
+	babeltrace2 "$run/traces/sched" >"$run/sched.bt" 2>"$run/sched.bt-err" &&
+		[ ! -s "$run/sched.bt-err" ] &&
+		grep ' sched_process_exec: ' "$run/sched.bt" | grep -q 'filename = "/bin/true"' ||
+		{ diag "$run/sched.bt-err"; return 1; }
+}
+
+# Guest uptimes at /init and after the tests, from the console markers.
+guest_times() {
+	tr -d '\r' <"$run/console" | awk '/@@INIT uptime=/ { split($0, a, "uptime="); init = a[2] + 0 }
+		/@@TESTS-DONE uptime=/ { split($0, a, "uptime="); done = a[2] + 0 }
+		END { printf "boot to /init %.1f s, guest tests %.1f s", init, done - init }'
+}
+
+# --- each kernel ------------------------------------------------------------------
+
+# Two runs at once (make check in two shells) would share $BUILD/vm: take turns.
+mkdir -p "$BUILD/vm"
+exec 9>"$BUILD/vm/.lock"
+flock 9
+
+for pattern in "${kernel_patterns[@]}"; do
+	started=$(date +%s.%N)
+	vm=$("$VM/fetch-kernel" "$pattern" 2>"$BUILD/vm-fetch.log")
+	status=$?
+	if [ "$status" = 75 ]; then
+		skip "kernel $pattern" "$(tail -n 1 "$BUILD/vm-fetch.log")"
+		continue
+	fi
+	kver=$(basename "$vm")
+	check "kernel $pattern: fetched ${kver:-nothing}" [ "$status" = 0 ] || { diag "$BUILD/vm-fetch.log"; continue; }
+	rm -f "$BUILD/vm-fetch.log"
+	times="fetch $(since "$started") s"
+	run=$vm/run
+
+	if [ -e kmod/Kbuild ]; then
+		started=$(date +%s.%N)
+		check "$kver: the companion module builds, with BTF" module_built
+		times="$times, module $(since "$started") s"
+	fi
+	started=$(date +%s.%N)
+	check "$kver: initramfs with tracer and its libraries" "$VM/mkinitramfs" "$vm" || continue
+	times="$times, initramfs $(since "$started") s"
+
+	started=$(date +%s.%N)
+	"$VM/run" "$vm" 2>"$vm/run.log" || echo "# qemu failed or timed out"
+	diag "$vm/run.log" "$run/qemu.log"
+	times="$times, qemu $(since "$started") s ($(guest_times))"
+	check "$kver: boots, runs the guest tests, powers off" booted_and_completed
+	check "$kver: no Oops, WARNING, BUG, Call Trace or panic in the kernel log" kernel_log_clean
+	relay_guest_checks
+
+	check "$kver: report shows exactly 1000 getppid events, all from getppid_n" getppid_exact_in_report
+	check "$kver: babeltrace2 reads the same 1000 events from the same pid" getppid_exact_in_babeltrace2
+	check "$kver: no event lost" nothing_lost
+	check "$kver: sched:* trace has the exec of /bin/true" sched_exec_in_report
+	check "$kver: report's timestamps never go back" report_in_time_order
+	check "$kver: babeltrace2 reads the sched:* trace without error" sched_in_babeltrace2
+	echo "# $kver: $times"
+done
+
+echo "1..$n"
