@@ -135,9 +135,12 @@ static __always_inline void record_in_regions(void *ctx, __u32 id, __u32 size,
 
 	if (!trb_bpf_this_cpu(&b) || trb_bpf_reserve(&b, &s, id, size))
 		return;
-	if (size >= sizeof(struct trace_entry) &&
-	    size <= TR_BPF_MAX_RECORD - sizeof(struct tr_event_header))
-		copy_record(s.record + 1, size, ctx, shape);
+	if (size >= sizeof(struct trace_entry)) {
+		/* Keep clang from merging the checks: older verifiers lose the bound. */
+		barrier_var(size);
+		if (size <= TR_BPF_MAX_RECORD - sizeof(struct tr_event_header))
+			copy_record(s.record + 1, size, ctx, shape);
+	}
 	trb_bpf_commit(&b, &s);
 }
 

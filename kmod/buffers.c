@@ -58,20 +58,35 @@ static notrace int tr_kbuf_write(struct tr_kbuf *kb, u32 event_id,
 /* The session writers use, or NULL. */
 static struct tr_session __rcu *tr_active;
 
-notrace int tr_active_write(u32 event_id, const void *data, u32 size)
+static notrace int tr_active_write_as(bool selftest, u32 event_id,
+				      const void *data, u32 size)
 {
 	struct tr_session *s;
 	int err = -ENODEV;
 
 	preempt_disable_notrace();
 	s = rcu_dereference_sched(tr_active);
-	if (s)
+	if (s && selftest)
+		event_id = s->selftest_event_id;
+	if (s && event_id != TR_KMOD_NO_EVENT)
 		err = READ_ONCE(s->finished) ? -ESHUTDOWN :
 		      tr_kbuf_write(&s->cpu[smp_processor_id()], event_id, data, size);
 	preempt_enable_notrace();
 	return err;
 }
+NOKPROBE_SYMBOL(tr_active_write_as);
+
+notrace int tr_active_write(u32 event_id, const void *data, u32 size)
+{
+	return tr_active_write_as(false, event_id, data, size);
+}
 NOKPROBE_SYMBOL(tr_active_write);
+
+notrace int tr_active_write_selftest(const void *data, u32 size)
+{
+	return tr_active_write_as(true, 0, data, size);
+}
+NOKPROBE_SYMBOL(tr_active_write_selftest);
 
 static DEFINE_MUTEX(tr_active_lock);
 
@@ -176,6 +191,7 @@ struct tr_session *tr_session_create(const struct tr_kmod_setup *setup)
 	s->ncpu = nr_cpu_ids;
 	s->region_stride = PAGE_ALIGN(TR_BUF_REGION_SIZE(setup->subbuf_size, setup->nsubbuf));
 	s->flush_period = ms_to_ktime(setup->flush_ms ? setup->flush_ms : 100);
+	s->selftest_event_id = setup->selftest_event_id;
 	mutex_init(&s->reader_lock);
 	init_waitqueue_head(&s->readers);
 	s->cpu = kcalloc(s->ncpu, sizeof(*s->cpu), GFP_KERNEL);

@@ -27,6 +27,7 @@ struct tr_session {
 	u64 region_stride;		/* bytes between regions in the mmap */
 	ktime_t flush_period;
 	bool finished;			/* writers refuse records from now on */
+	u32 selftest_event_id;		/* TR_KMOD_NO_EVENT: the session has none */
 	struct mutex reader_lock;	/* one reader at a time (ringbuf.h) */
 	wait_queue_head_t readers;
 };
@@ -35,6 +36,8 @@ struct tr_session {
 int tr_session_publish(struct tr_session *s);
 void tr_session_unpublish(struct tr_session *s);
 int tr_active_write(u32 event_id, const void *data, u32 size);
+/* A self-test record, under the id the active session gave it. */
+int tr_active_write_selftest(const void *data, u32 size);
 
 struct tr_session *tr_session_create(const struct tr_kmod_setup *setup);
 void tr_session_destroy(struct tr_session *s);

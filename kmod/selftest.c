@@ -11,9 +11,10 @@
  * hardware wrap period, or a wrap was missed or counted twice.  `clock`
  * shows the counts and the wraps each CPU's updates saw.
  *
- * NMI writers: each such NMI also writes a TR_KMOD_EVENT_NMI_TEST record
- * (its CPU's NMI sequence number) into the active session, through the
- * same path as the kfuncs, on top of whatever BPF programs write there.
+ * NMI writers: each such NMI also writes a struct tr_kmod_nmi_test record
+ * (its CPU's NMI sequence number) into the active session, if the session
+ * gave it an id, through the same path as the kfuncs, on top of whatever
+ * BPF programs write there.
  * `last_session` shows, per CPU, how many records writers attempted in
  * the last session and how many were lost and why, so a test can check
  * recorded + lost == attempted against the trace.
@@ -85,10 +86,12 @@ static notrace void tr_check_clock(enum tr_context ctx)
 static int tr_selftest_nmi(unsigned int type, struct pt_regs *regs)
 {
 	struct tr_selftest_cpu *t = this_cpu_ptr(&tr_selftest_cpus);
-	u64 seq = t->nmi_seq++;
+	struct tr_kmod_nmi_test rec = {
+		.common_type = TR_KMOD_NMI_TEST_TYPE, .seq = t->nmi_seq++,
+	};
 
 	tr_check_clock(TR_CTX_NMI);
-	if (tr_active_write(TR_KMOD_EVENT_NMI_TEST, &seq, sizeof(seq)))
+	if (tr_active_write_selftest(&rec, sizeof(rec)))
 		t->nmi_failed++;
 	else
 		t->nmi_written++;

@@ -146,6 +146,34 @@ static int shape_of(struct tep_event *ev, struct tr_event_shape *shape)
 	return 0;
 }
 
+/* The next slot, not yet counted: set->count once it is complete. */
+static struct tr_event *new_event(struct tr_event_set *set, char *system, char *name)
+{
+	struct tr_event *ev = &set->events[set->count];
+
+	memset(ev, 0, sizeof(*ev));
+	ev->id = set->count;
+	ev->system = system;
+	ev->name = name;
+	return ev;
+}
+
+int tr_events_add_format(struct tr_event_set *set, const char *system,
+			 const char *name, const char *format)
+{
+	struct tr_event *ev;
+
+	if (set->count == TR_MAX_EVENTS)
+		return -E2BIG;
+	ev = new_event(set, strdup(system), strdup(name));
+	ev->format = strdup(format);
+	ev->not_a_tracepoint = 1;
+	if (tep_parse_format(set->tep, &ev->tep, ev->format, strlen(format), system))
+		return -EINVAL;
+	set->count++;
+	return shape_of(ev->tep, &ev->shape);
+}
+
 static int add_event(struct tr_event_set *set, const char *full, char *why,
 		     size_t whylen)
 {
@@ -157,11 +185,7 @@ static int add_event(struct tr_event_set *set, const char *full, char *why,
 		snprintf(why, whylen, "more than %d events", TR_MAX_EVENTS);
 		return -E2BIG;
 	}
-	ev = &set->events[set->count];
-	memset(ev, 0, sizeof(*ev));
-	ev->id = set->count;
-	ev->system = strndup(full, sys);
-	ev->name = strdup(full + sys + 1);
+	ev = new_event(set, strndup(full, sys), strdup(full + sys + 1));
 	ev->format = tracefs_event_file_read(NULL, ev->system, ev->name, "format", &size);
 	if (!ev->format || tep_parse_format(set->tep, &ev->tep, ev->format, size,
 					    ev->system)) {

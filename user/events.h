@@ -21,6 +21,7 @@ struct tr_event {
 	char *format;			/* tracefs format text */
 	struct tep_event *tep;		/* parsed format (owned by the set's tep) */
 	struct tr_event_shape shape;
+	int not_a_tracepoint;		/* written by the module itself: not attached */
 };
 
 struct tr_event_set {
@@ -38,6 +39,14 @@ struct tr_event_set {
 int tr_events_resolve(struct tr_event_set *set, const char *const *specs,
 		      unsigned int nspecs, char *why, size_t whylen);
 void tr_events_free(struct tr_event_set *set);
+
+/*
+ * Add an event that is not a tracepoint but is described in tracefs's
+ * format syntax (the module's own records); its id is set->count before
+ * the call.  0 or -errno.
+ */
+int tr_events_add_format(struct tr_event_set *set, const char *system,
+			 const char *name, const char *format);
 
 /* Print "system:event" for every tracepoint matching glob (all if NULL); the count. */
 int tr_events_list(const char *glob, FILE *out);

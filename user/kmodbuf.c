@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -16,6 +17,31 @@ const char *tr_kmodbuf_unavailable(void)
 		return "this kernel cannot load modules (built without CONFIG_MODULES)";
 	return "the tracer module is not loaded (no " TR_KMOD_DEVICE "): insmod kmod/tracer.ko";
 }
+
+int tr_kmodbuf_selftest(void)
+{
+	FILE *f = fopen("/sys/module/" TR_KMOD_NAME "/parameters/selftest", "r");
+	int yes = f && fgetc(f) == 'Y';
+
+	if (f)
+		fclose(f);
+	return yes;
+}
+
+const char tr_kmodbuf_nmi_test_format[] =
+"name: nmi_test\n"
+"ID: 65535\n"
+"format:\n"
+"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+"\n"
+"\tfield:u64 seq;\toffset:8;\tsize:8;\tsigned:0;\n"
+"\n"
+"print fmt: \"seq=%llu\", REC->seq\n";
+_Static_assert(TR_KMOD_NMI_TEST_TYPE == 65535 && sizeof(struct tr_kmod_nmi_test) == 16,
+	       "tr_kmodbuf_nmi_test_format describes struct tr_kmod_nmi_test");
 
 static int map_regions(struct tr_kmodbuf *kb)
 {
@@ -39,11 +65,12 @@ static int map_regions(struct tr_kmodbuf *kb)
 }
 
 int tr_kmodbuf_open(struct tr_kmodbuf *kb, const struct trb_config *cfg,
-		    unsigned int flush_ms)
+		    unsigned int flush_ms, __u32 selftest_event_id)
 {
 	struct tr_kmod_setup setup = {
 		.subbuf_size = cfg->subbuf_size, .nsubbuf = cfg->nsubbuf,
 		.mode = cfg->mode, .stream_id = cfg->stream_id, .flush_ms = flush_ms,
+		.selftest_event_id = selftest_event_id,
 	};
 	int err;
 

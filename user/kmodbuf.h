@@ -24,9 +24,19 @@ struct tr_kmodbuf {
 /* Why the module's buffers cannot be used here, or NULL if they can. */
 const char *tr_kmodbuf_unavailable(void);
 
-/* Open a session with this geometry and map its regions; 0 or -errno. */
+/* The module was loaded with selftest=1: NMIs write tracer:nmi_test records. */
+int tr_kmodbuf_selftest(void);
+
+/* tracefs-style format of struct tr_kmod_nmi_test, for decoders. */
+extern const char tr_kmodbuf_nmi_test_format[];
+
+/*
+ * Open a session with this geometry and map its regions; selftest_event_id
+ * is the id for the module's self-test records or TR_KMOD_NO_EVENT.
+ * 0 or -errno.
+ */
 int tr_kmodbuf_open(struct tr_kmodbuf *kb, const struct trb_config *cfg,
-		    unsigned int flush_ms);
+		    unsigned int flush_ms, __u32 selftest_event_id);
 void tr_kmodbuf_close(struct tr_kmodbuf *kb);
 
 /* 0 with the sub-buffer's position and bytes, or -EAGAIN when none is ready. */

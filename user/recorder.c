@@ -362,6 +362,17 @@ static int load_for_backend(struct session *s, const struct trb_config *cfg)
 	return err;
 }
 
+/* The module's NMI self-test records, declared like a tracepoint. */
+static __u32 selftest_event(struct session *s)
+{
+	__u32 id = s->events.count;
+
+	if (!tr_kmodbuf_selftest() ||
+	    tr_events_add_format(&s->events, "tracer", "nmi_test", tr_kmodbuf_nmi_test_format))
+		return TR_KMOD_NO_EVENT;
+	return id;
+}
+
 static int open_buffers(struct session *s, const struct trb_config *cfg)
 {
 	int err;
@@ -369,7 +380,7 @@ static int open_buffers(struct session *s, const struct trb_config *cfg)
 	if (!s->use_kmod)
 		return tr_bpfbuf_open(&s->bufs, s->skel->maps.trb_regions, cfg, s->ncpu,
 				      tr_clock_monotonic_ns);
-	err = tr_kmodbuf_open(&s->kbufs, cfg, s->o->flush_ms);
+	err = tr_kmodbuf_open(&s->kbufs, cfg, s->o->flush_ms, selftest_event(s));
 	if (err == -EBUSY)
 		say("another recording is using the tracer module (" TR_KMOD_DEVICE " is busy)");
 	if (!err && s->kbufs.ncpu != s->ncpu)
@@ -414,6 +425,8 @@ static int attach(struct session *s)
 		const struct tr_event *ev = &s->events.events[i];
 		LIBBPF_OPTS(bpf_tracepoint_opts, topts, .bpf_cookie = ev->id);
 
+		if (ev->not_a_tracepoint)
+			continue;
 		s->links[i] = bpf_program__attach_tracepoint_opts(s->skel->progs.tr_tracepoint,
 								  ev->system, ev->name, &topts);
 		if (!s->links[i]) {
@@ -667,10 +680,10 @@ static int setup(struct session *s, const struct trb_config *cfg)
 		say("%s", why);
 		return err;
 	}
-	s->per_event = calloc(s->events.count, sizeof(*s->per_event));
 	err = prepare_output(s);
 	if (!err)
 		err = load_bpf(s, cfg);
+	s->per_event = calloc(s->events.count, sizeof(*s->per_event));
 	if (!err)
 		err = write_metadata(s);
 	if (!err)
@@ -737,9 +750,9 @@ int tr_record(const struct tr_record_opts *o)
 		summary(&s);
 		write_comms(&s, command);
 	}
+	/* Stopped before the command ended: end it, as perf record does. */
 	if (s.child) {
-		if (err)
-			kill(s.child, SIGKILL);
+		kill(s.child, err ? SIGKILL : SIGTERM);
 		waitpid(s.child, &s.child_status, 0);
 	}
 	if (s.o->command && WIFEXITED(s.child_status))

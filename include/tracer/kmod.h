@@ -22,8 +22,21 @@
 #define TR_KMOD_DEVICE		"/dev/tracer"
 #define TR_KMOD_NAME		"tracer"
 
-/* Event ids from here up are the module's own (self-test) events. */
-#define TR_KMOD_EVENT_NMI_TEST	0xfff00000u
+/*
+ * The self-test's NMI record (kmod/selftest.c), shaped like a tracepoint
+ * record so that the same decoders read it; common_type is this id, which
+ * no tracefs event has.  The recorder declares it as tracer:nmi_test.
+ */
+#define TR_KMOD_NMI_TEST_TYPE	0xffff
+#define TR_KMOD_NO_EVENT	0xffffffffu
+
+struct tr_kmod_nmi_test {
+	__u16 common_type;		/* TR_KMOD_NMI_TEST_TYPE */
+	__u8 common_flags;
+	__u8 common_preempt_count;
+	__s32 common_pid;
+	__u64 seq;			/* this CPU's NMIs so far */
+};
 
 struct tr_kmod_setup {
 	__u64 subbuf_size;		/* in: power of two */
@@ -31,8 +44,8 @@ struct tr_kmod_setup {
 	__u32 mode;			/* in: enum tr_buf_mode */
 	__u32 stream_id;		/* in */
 	__u32 flush_ms;			/* in: per-CPU flush period, 0 for none */
+	__u32 selftest_event_id;	/* in: id for NMI self-test records, or TR_KMOD_NO_EVENT */
 	__u32 ncpu;			/* out: regions, one per possible CPU */
-	__u32 pad;
 	__u64 region_stride;		/* out: mmap offset of CPU n's region / n */
 };
 
