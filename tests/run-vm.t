@@ -88,52 +88,103 @@ report_of() { # report_of TRACE: tracer report's lines in $run/TRACE.report
 		{ diag "$run/$1.report-err"; return 1; }
 }
 
-getppid_exact_in_report() {
-	report_of getppid || return 1
+getppid_exact_in_report() { # getppid_exact_in_report TRACE
+	report_of "$1" || return 1
 	local events who
-	events=$(grep -c ' syscalls:sys_enter_getppid: ' "$run/getppid.report")
-	who=$(grep ' syscalls:sys_enter_getppid: ' "$run/getppid.report" | awk '{ print $1, $2 }' | sort -u)
+	events=$(grep -c ' syscalls:sys_enter_getppid: ' "$run/$1.report")
+	who=$(grep ' syscalls:sys_enter_getppid: ' "$run/$1.report" | awk '{ print $1, $2 }' | sort -u)
 	[ "$events" = 1000 ] && [ "$(echo "$who" | wc -l)" = 1 ] && [ "${who% *}" = getppid_n ] ||
 		{ echo "# $events events from: $who"; return 1; }
 }
 
-getppid_exact_in_babeltrace2() {
-	came_back getppid || return 1
-	babeltrace2 "$run/traces/getppid" >"$run/getppid.bt" 2>"$run/getppid.bt-err" ||
-		{ diag "$run/getppid.bt-err"; return 1; }
+babeltrace2_of() { # babeltrace2_of TRACE: its output in $run/TRACE.bt, no error
+	came_back "$1" || return 1
+	babeltrace2 "$run/traces/$1" >"$run/$1.bt" 2>"$run/$1.bt-err" && [ ! -s "$run/$1.bt-err" ] ||
+		{ diag "$run/$1.bt-err"; return 1; }
+}
+
+getppid_exact_in_babeltrace2() { # getppid_exact_in_babeltrace2 TRACE
+	babeltrace2_of "$1" || return 1
 	local events pids report_pid
-	events=$(grep -c ' sys_enter_getppid: ' "$run/getppid.bt")
-	pids=$(grep ' sys_enter_getppid: ' "$run/getppid.bt" | grep -o 'common_pid = [0-9]*' | sort -u)
-	report_pid=$(grep -m1 ' syscalls:sys_enter_getppid: ' "$run/getppid.report" | awk '{ print $2 }')
-	[ "$events" = 1000 ] && [ "$pids" = "common_pid = $report_pid" ] && [ ! -s "$run/getppid.bt-err" ] ||
-		{ echo "# $events events, $pids (report: $report_pid)"; diag "$run/getppid.bt-err"; return 1; }
+	events=$(grep -c ' sys_enter_getppid: ' "$run/$1.bt")
+	pids=$(grep ' sys_enter_getppid: ' "$run/$1.bt" | grep -o 'common_pid = [0-9]*' | sort -u)
+	report_pid=$(grep -m1 ' syscalls:sys_enter_getppid: ' "$run/$1.report" | awk '{ print $2 }')
+	[ "$events" = 1000 ] && [ "$pids" = "common_pid = $report_pid" ] ||
+		{ echo "# $events events, $pids (report: $report_pid)"; return 1; }
 }
 
 # The recorder's summary names every loss by cause; report shows each one.
-nothing_lost() {
-	[ -s "$run/traces/getppid.log" ] && [ -s "$run/getppid.report" ] || return 1
-	{ grep -i 'lost' "$run/traces/getppid.log"; grep 'LOST' "$run/getppid.report"; } >"$run/lost"
+nothing_lost() { # nothing_lost TRACE
+	[ -s "$run/traces/$1.log" ] && [ -s "$run/$1.report" ] || return 1
+	{ grep -i 'lost' "$run/traces/$1.log"; grep 'LOST' "$run/$1.report"; } >"$run/lost"
 	[ ! -s "$run/lost" ] || { head -n 5 "$run/lost" | diag; return 1; }
 }
 
-sched_exec_in_report() {
-	report_of sched || return 1
-	grep ' sched:sched_process_exec: ' "$run/sched.report" | grep -q 'filename=/bin/true' ||
-		{ grep -m3 'sched_process_exec' "$run/sched.report" | diag; return 1; }
+sched_exec_in_report() { # sched_exec_in_report TRACE
+	report_of "$1" || return 1
+	grep ' sched:sched_process_exec: ' "$run/$1.report" | grep -q 'filename=/bin/true' ||
+		{ grep -m3 'sched_process_exec' "$run/$1.report" | diag; return 1; }
 }
 
-report_in_time_order() {
-	[ -s "$run/sched.report" ] || return 1
+# Merged, the report never goes back in time, and neither does any CPU.
+report_in_time_order() { # report_in_time_order TRACE
+	[ -s "$run/$1.report" ] || return 1
 	awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^\[[0-9]+\]$/) { ts = $(i + 1); sub(":", "", ts);
-		if (ts + 0 < last + 0) { print "# back in time: " $0; exit 1 } last = ts } }' "$run/sched.report"
+		if (ts + 0 < last + 0 || ts + 0 < cpu_last[$i] + 0) { print "# back in time: " $0; exit 1 }
+		last = ts; cpu_last[$i] = ts } }' "$run/$1.report"
 }
 
-sched_in_babeltrace2() {
-	came_back sched || return 1
-	babeltrace2 "$run/traces/sched" >"$run/sched.bt" 2>"$run/sched.bt-err" &&
-		[ ! -s "$run/sched.bt-err" ] &&
-		grep ' sched_process_exec: ' "$run/sched.bt" | grep -q 'filename = "/bin/true"' ||
-		{ diag "$run/sched.bt-err"; return 1; }
+sched_in_babeltrace2() { # sched_in_babeltrace2 TRACE
+	babeltrace2_of "$1" &&
+		grep ' sched_process_exec: ' "$run/$1.bt" | grep -q 'filename = "/bin/true"'
+}
+
+# Both backends record the same events with the same fields: payloads as
+# babeltrace2 prints them, without time and pid, are the same multiset.
+backends_agree() {
+	babeltrace2_of getppid && babeltrace2_of getppid-kmod || return 1
+	local t
+	for t in getppid getppid-kmod; do
+		sed -E 's/^[^)]*\) //; s/common_pid = [0-9]+//' "$run/$t.bt" | sort | uniq -c >"$run/$t.payloads"
+	done
+	diff "$run/getppid.payloads" "$run/getppid-kmod.payloads" | head -n 6 | diag
+	cmp -s "$run/getppid.payloads" "$run/getppid-kmod.payloads"
+}
+
+# --- the module's self-tests ---
+
+# NMI records decode in report and babeltrace2, next to the BPF programs' ones.
+nmi_records_decode() {
+	report_of nmi && babeltrace2_of nmi || return 1
+	[ ! -s "$run/nmi.report-err" ] || { diag "$run/nmi.report-err"; return 1; }
+	local nmis
+	nmis=$(grep -c ' tracer:nmi_test: ' "$run/nmi.report")
+	echo "# $nmis NMI records, $(grep -c ' nmi_test: ' "$run/nmi.bt") in babeltrace2"
+	[ "$nmis" -gt 0 ] && [ "$(grep -c ' nmi_test: ' "$run/nmi.bt")" = "$nmis" ]
+}
+
+# Every record the writers attempted is in the trace or counted lost.
+nmi_counts_add_up() {
+	[ -s "$run/traces/nmi.counts" ] && [ -s "$run/nmi.report" ] || return 1
+	local recorded attempted lost
+	recorded=$(grep -c -v ': LOST' "$run/nmi.report")
+	attempted=$(awk '{ for (i = 1; i < NF; i++) if ($i == "attempted") a += $(i + 1) } END { print a + 0 }' \
+		"$run/traces/nmi.counts")
+	lost=$(awk '{ for (i = 1; i < NF; i++) if ($i ~ /^(lost_|overrun)/) l += $(i + 1) } END { print l + 0 }' \
+		"$run/traces/nmi.counts")
+	echo "# recorded $recorded + lost $lost, attempted $attempted"
+	[ "$((recorded + lost))" = "$attempted" ] && [ "$attempted" -gt 0 ]
+}
+
+# The narrowed clock wrapped at least 1000 times on each CPU; its task, timer
+# and NMI readers never saw it go back or jump by a wrap.
+clock_held() {
+	[ -s "$run/traces/selftest/clock" ] || { echo "# the VM sent no clock self-test results"; return 1; }
+	diag "$run/traces/selftest/clock"
+	awk '/^cpu / { for (i = 3; i < NF; i += 2) v[$i] = $(i + 1);
+		if (v["wraps"] < 1000 || v["nmi_reads"] < 1) bad = 1;
+		for (k in v) if (k ~ /_(backwards|jumps)$/ && v[k] != 0) bad = 1; cpus++ }
+		END { exit bad || !cpus }' "$run/traces/selftest/clock"
 }
 
 # Guest uptimes at /init and after the tests, from the console markers.
@@ -174,19 +225,34 @@ for pattern in "${kernel_patterns[@]}"; do
 	times="$times, initramfs $(since "$started") s"
 
 	started=$(date +%s.%N)
-	"$VM/run" "$vm" 2>"$vm/run.log" || echo "# qemu failed or timed out"
+	"$VM/run" "$vm" "$VM/inject-nmis" 2>"$vm/run.log" || echo "# qemu failed or timed out"
 	diag "$vm/run.log" "$run/qemu.log"
 	times="$times, qemu $(since "$started") s ($(guest_times))"
 	check "$kver: boots, runs the guest tests, powers off" booted_and_completed
 	check "$kver: no Oops, WARNING, BUG, Call Trace or panic in the kernel log" kernel_log_clean
 	relay_guest_checks
 
-	check "$kver: report shows exactly 1000 getppid events, all from getppid_n" getppid_exact_in_report
-	check "$kver: babeltrace2 reads the same 1000 events from the same pid" getppid_exact_in_babeltrace2
-	check "$kver: no event lost" nothing_lost
-	check "$kver: sched:* trace has the exec of /bin/true" sched_exec_in_report
-	check "$kver: report's timestamps never go back" report_in_time_order
-	check "$kver: babeltrace2 reads the sched:* trace without error" sched_in_babeltrace2
+	backends=bpf
+	[ -e "$vm/kmod/tracer.ko" ] && [ "${kver%%-*}" != 6.1.0 ] && backends="bpf kmod"
+	for backend in $backends; do
+		suffix=${backend/bpf/}
+		g=getppid${suffix:+-$suffix}
+		sc=sched${suffix:+-$suffix}
+		check "$kver, $backend: report shows exactly 1000 getppid events, all from getppid_n" getppid_exact_in_report "$g"
+		check "$kver, $backend: babeltrace2 reads the same 1000 events from the same pid" getppid_exact_in_babeltrace2 "$g"
+		check "$kver, $backend: no event lost" nothing_lost "$g"
+		check "$kver, $backend: sched:* trace has the exec of /bin/true" sched_exec_in_report "$sc"
+		check "$kver, $backend: report's timestamps never go back, per CPU or merged" report_in_time_order "$sc"
+		check "$kver, $backend: babeltrace2 reads the sched:* trace without error" sched_in_babeltrace2 "$sc"
+	done
+	if [ "$backends" = "bpf kmod" ]; then
+		check "$kver: both backends record the same getppid payloads" backends_agree
+		check "$kver: NMI records decode in report and babeltrace2" nmi_records_decode
+		check "$kver: per-CPU timestamps never go back with NMIs writing" report_in_time_order nmi
+		check "$kver: recorded + lost == attempted with NMIs writing" nmi_counts_add_up
+	fi
+	[ -e "$vm/kmod/tracer.ko" ] &&
+		check "$kver: the clock wrapped 1000+ times, never back, never a jump, in task, timer and NMI readers" clock_held
 	echo "# $kver: $times"
 done
 
