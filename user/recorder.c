@@ -47,6 +47,7 @@ struct session {
 	struct tr_event_set events;
 	struct record *skel;
 	int use_kmod;			/* backend: the module, else BPF regions */
+	char clock_desc[160];
 	struct tr_bpfbuf bufs;
 	struct tr_kmodbuf kbufs;
 	struct bpf_link **links;
@@ -143,10 +144,17 @@ static const char *backend_name(const struct session *s)
 	return s->use_kmod ? "kmod" : "bpf";
 }
 
-static const char *clock_name(const struct session *s)
+/* What the timestamps are, and for the module's clock its mapping. */
+static const char *clock_name(struct session *s)
 {
-	return s->use_kmod ? "tracer.ko TSC clock on the CLOCK_MONOTONIC time base" :
-	       "CLOCK_MONOTONIC (bpf_ktime_get_ns)";
+	const struct tr_kmod_clock_info *c = &s->kbufs.clock;
+
+	if (!s->use_kmod)
+		return "CLOCK_MONOTONIC (bpf_ktime_get_ns)";
+	snprintf(s->clock_desc, sizeof(s->clock_desc),
+		 "tracer.ko clock: %u-bit TSC at %llu Hz extended to 64 bits, plus %lld ns = CLOCK_MONOTONIC",
+		 c->hw_bits, (unsigned long long)c->hw_hz, (long long)c->mono_offset_ns);
+	return s->clock_desc;
 }
 
 static int write_metadata(struct session *s)
@@ -636,7 +644,7 @@ static void run(struct session *s)
 
 /* --- Summary ------------------------------------------------------------- */
 
-static void summary(const struct session *s)
+static void summary(struct session *s)
 {
 	unsigned int i, cpu;
 
