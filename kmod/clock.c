@@ -20,7 +20,10 @@
  * update period plus the longest time a reader holds a slot must stay
  * below that, which is why readers disable preemption and
  * tr_clock_init() refuses update periods longer than a quarter of the
- * wrap period.
+ * wrap period.  An update that comes more than half a wrap after the
+ * previous one (interrupts held off that long, or a hypervisor that did
+ * not run the CPU) breaks that condition; it is counted (late_updates),
+ * since time read around it may be off by a wrap.
  *
  * Time on one CPU never goes back: each CPU keeps the last value it
  * returned, and a reading below it (the hardware stepped back) returns
@@ -48,8 +51,11 @@ struct tr_clock_cpu {
 	u64 slot[2];		/* extended counts as of an update */
 	unsigned int index;	/* the slot readers use */
 	local64_t last;		/* the latest count returned on this CPU */
-	local64_t held_back;	/* readings below it: the hardware stepped back, or a nested reader read later */
+	/* Readings below it: the hardware stepped back, or a nested reader read later. */
+	local64_t held_back;
 	u64 wraps;		/* wraps the updates saw */
+	u64 last_update_ns;	/* CLOCK_MONOTONIC at the last update */
+	u64 late_updates;	/* updates more than half a wrap apart: time unreliable */
 	struct hrtimer update;
 };
 
@@ -127,6 +133,10 @@ static enum hrtimer_restart tr_clock_update(struct hrtimer *timer)
 	struct tr_clock_cpu *c = this_cpu_ptr(&tr_clock_cpus);
 	unsigned int next = !c->index;
 	u64 old = c->slot[c->index];
+	u64 now = ktime_get_mono_fast_ns();
+
+	c->late_updates += c->last_update_ns && now - c->last_update_ns > tr_clock.wrap_ns / 2;
+	c->last_update_ns = now;
 
 	c->slot[next] = tr_clock_extend(old);
 	c->wraps += (c->slot[next] & ~tr_clock.hw_mask) != (old & ~tr_clock.hw_mask);
@@ -224,6 +234,11 @@ void tr_clock_info(struct tr_kmod_clock_info *info)
 u64 tr_clock_wraps(unsigned int cpu)
 {
 	return READ_ONCE(per_cpu_ptr(&tr_clock_cpus, cpu)->wraps);
+}
+
+u64 tr_clock_late_updates(unsigned int cpu)
+{
+	return READ_ONCE(per_cpu_ptr(&tr_clock_cpus, cpu)->late_updates);
 }
 
 u64 tr_clock_held_back(unsigned int cpu)

@@ -21,9 +21,6 @@
 #include "clock.h"
 #include "kfuncs.h"
 
-#ifndef __bpf_kfunc
-#define __bpf_kfunc __used noinline
-#endif
 #ifndef BTF_KFUNCS_START
 #define BTF_KFUNCS_START(name) BTF_SET8_START(name)
 #define BTF_KFUNCS_END(name) BTF_SET8_END(name)
@@ -32,13 +29,14 @@
 __diag_push();
 __diag_ignore_all("-Wmissing-prototypes", "kfuncs are called from BPF, not C");
 
-__bpf_kfunc notrace int tr_kmod_write(u32 event_id, const void *data, u32 data__sz)
+/* __used noinline: what __bpf_kfunc is, on the kernels that have it (6.2+). */
+__used noinline notrace int tr_kmod_write(u32 event_id, const void *data, u32 data__sz)
 {
 	return tr_active_write(event_id, data, data__sz);
 }
 NOKPROBE_SYMBOL(tr_kmod_write);
 
-__bpf_kfunc notrace u64 tr_kmod_clock_ns(void)
+__used noinline notrace u64 tr_kmod_clock_ns(void)
 {
 	return tr_clock_ns();
 }

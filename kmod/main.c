@@ -189,7 +189,7 @@ static int __init tr_init(void)
 		return err;
 	err = tr_kfuncs_register();
 	if (err) {
-		pr_err("tracer: cannot register the kfuncs (%d): is the module built with BTF?\n", err);
+		pr_err("tracer: cannot register the kfuncs (%d): built without BTF?\n", err);
 		goto out_clock;
 	}
 	err = selftest ? tr_selftest_init() : 0;

@@ -149,7 +149,8 @@ static int tr_clock_show(struct seq_file *m, void *unused)
 	for_each_online_cpu(cpu) {
 		struct tr_selftest_cpu *t = per_cpu_ptr(&tr_selftest_cpus, cpu);
 
-		seq_printf(m, "cpu %u wraps %llu held_back %llu", cpu, tr_clock_wraps(cpu),
+		seq_printf(m, "cpu %u wraps %llu late_updates %llu held_back %llu", cpu,
+			   tr_clock_wraps(cpu), tr_clock_late_updates(cpu),
 			   tr_clock_held_back(cpu));
 		for (ctx = 0; ctx < TR_NCTX; ctx++)
 			seq_printf(m, " %s_reads %llu %s_backwards %llu %s_jumps %llu",
