@@ -33,6 +33,12 @@ const volatile bool tr_filter_comm;
 const volatile char tr_comm[16];
 /* Write through the module's kfunc rather than into trb_regions. */
 const volatile bool tr_use_kmod;
+/*
+ * Set by the loader when recording stops: detaching many tracepoints takes
+ * a while (an RCU grace period each), and what fires meanwhile is after
+ * the stop.
+ */
+bool tr_stopped;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -167,7 +173,7 @@ int tr_tracepoint(void *ctx)
 	const struct tr_event_shape *shape;
 	__u32 size;
 
-	if (!wanted())
+	if (tr_stopped || !wanted())
 		return 0;
 	shape = bpf_map_lookup_elem(&tr_events, &id);
 	if (!shape)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
@@ -124,6 +125,14 @@ void tr_kmodbuf_put_subbuf(struct tr_kmodbuf *kb, unsigned int cpu, __u64 pos)
 	struct tr_kmod_subbuf sb = { .cpu = cpu, .pos = pos };
 
 	ioctl(kb->fd, TR_KMOD_IOC_PUT_SUBBUF, &sb);
+}
+
+int tr_kmodbuf_wait(struct tr_kmodbuf *kb, int timeout_ms)
+{
+	struct pollfd p = { .fd = kb->fd, .events = POLLIN | POLLPRI };
+	int n = poll(&p, 1, timeout_ms);
+
+	return n < 0 ? -errno : n;
 }
 
 int tr_kmodbuf_finish(struct tr_kmodbuf *kb)

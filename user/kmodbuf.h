@@ -44,6 +44,13 @@ int tr_kmodbuf_get_subbuf(struct tr_kmodbuf *kb, unsigned int cpu, __u64 *pos,
 			  const char **packet);
 void tr_kmodbuf_put_subbuf(struct tr_kmodbuf *kb, unsigned int cpu, __u64 pos);
 
+/*
+ * Wait up to timeout_ms for a sub-buffer to be ready (poll(): POLLIN, or
+ * POLLPRI when a writer is in its last free sub-buffer).  1 when one is,
+ * 0 on timeout, -errno.
+ */
+int tr_kmodbuf_wait(struct tr_kmodbuf *kb, int timeout_ms);
+
 /* Stop writers and flush every buffer: what is left is ready to read. */
 int tr_kmodbuf_finish(struct tr_kmodbuf *kb);
 

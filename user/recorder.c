@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -445,12 +446,47 @@ static int attach(struct session *s)
 	return 0;
 }
 
-static void detach(struct session *s)
+#define DETACH_THREADS	16
+
+struct detacher {
+	struct session *s;
+	unsigned int first;
+};
+
+static void *detach_some(void *arg)
 {
+	const struct detacher *d = arg;
 	unsigned int i;
 
-	for (i = 0; s->links && i < s->events.count; i++)
-		bpf_link__destroy(s->links[i]);
+	for (i = d->first; i < d->s->events.count; i += DETACH_THREADS)
+		bpf_link__destroy(d->s->links[i]);
+	return NULL;
+}
+
+/*
+ * Stop recording at once, then detach.  Each detach waits for an RCU
+ * grace period in the kernel (tens of ms here), so hundreds of events
+ * (syscalls:*) detach from several threads, whose waits overlap.
+ */
+static void detach(struct session *s)
+{
+	struct detacher d[DETACH_THREADS];
+	pthread_t t[DETACH_THREADS];
+	unsigned int i, started = 0;
+
+	if (s->skel)
+		s->skel->bss->tr_stopped = true;
+	if (!s->links)
+		return;
+	for (i = 0; i < DETACH_THREADS; i++) {
+		d[i] = (struct detacher) { s, i };
+		if (pthread_create(&t[started], NULL, detach_some, &d[i]))
+			detach_some(&d[i]);
+		else
+			started++;
+	}
+	for (i = 0; i < started; i++)
+		pthread_join(t[i], NULL);
 	free(s->links);
 	s->links = NULL;
 }
@@ -636,7 +672,9 @@ static void run(struct session *s)
 			status_line(s, start, now);
 			last_status = now;
 		}
-		nanosleep(&tick, NULL);
+		/* The module's timers wake poll() when a sub-buffer is ready. */
+		if (!s->use_kmod || tr_kmodbuf_wait(&s->kbufs, tick.tv_nsec / 1000000) < 0)
+			nanosleep(&tick, NULL);
 	}
 	if (live)
 		fputc('\n', stderr);
