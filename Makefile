@@ -27,6 +27,9 @@ TEST_BINS := $(TEST_SRCS:%.c=$(BUILD)/%)
 HELPER_BINS := $(patsubst tests/helpers/%.c,$(BUILD)/tests/helpers/%,$(wildcard tests/helpers/*.c))
 
 BENCH_BINS := $(BUILD)/bench/ringbuf_bench $(BUILD)/bench/tracepoint_bench
+BENCH_HEADERS := $(wildcard bench/*.h)
+# e.g. make bench BENCH_ARGS=--quick; bench/suite.py --help lists the options.
+BENCH_ARGS ?=
 
 TRACER := $(BUILD)/tracer
 
@@ -57,7 +60,7 @@ $(BUILD)/tests/%: tests/%.c $(LIB) $(BPF_SKELS) $(HEADERS) $(wildcard tests/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Itests -o $@ $< $(LIB) $(LDLIBS)
 
-$(BUILD)/bench/%: bench/%.c $(LIB) $(HEADERS)
+$(BUILD)/bench/%: bench/%.c $(LIB) $(HEADERS) $(BENCH_HEADERS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
@@ -73,10 +76,10 @@ check: deps all $(TEST_BINS) $(HELPER_BINS)
 vm-check: deps all $(HELPER_BINS)
 	BUILD=$(BUILD) prove --exec '' --merge --verbose tests/run-vm.t
 
-# tracepoint_bench runs build/tracer, so it needs the whole build.
-bench: all $(BENCH_BINS)
-	$(BUILD)/bench/ringbuf_bench $(BENCH_ARGS)
-	$(BUILD)/bench/tracepoint_bench $(BENCH_ARGS)
+# The suite runs build/tracer and the peers setup installs; results in
+# $(BUILD)/bench-results/<time>/ (bench/README.md).
+bench: deps all $(BENCH_BINS)
+	bench/suite.py --build $(BUILD) $(BENCH_ARGS)
 
 # Regenerate the committed CO-RE header from the running kernel's BTF.
 vmlinux:

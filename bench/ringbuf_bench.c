@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "ubuf.h"
+#include "bench_csv.h"
 
 #define __maybe_unused		__attribute__((__unused__))
 
@@ -595,13 +596,17 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* c->ns stays in round order for the CSV. */
 static void summarize(struct config *c, int reps)
 {
-	qsort(c->ns, reps, sizeof(*c->ns), cmp_double);
-	c->min = c->ns[0];
-	c->max = c->ns[reps - 1];
-	c->median = reps % 2 ? c->ns[reps / 2] :
-		    (c->ns[reps / 2 - 1] + c->ns[reps / 2]) / 2;
+	double sorted[reps];
+
+	memcpy(sorted, c->ns, sizeof(sorted));
+	qsort(sorted, reps, sizeof(*sorted), cmp_double);
+	c->min = sorted[0];
+	c->max = sorted[reps - 1];
+	c->median = reps % 2 ? sorted[reps / 2] :
+		    (sorted[reps / 2 - 1] + sorted[reps / 2]) / 2;
 }
 
 static void format_ratio(char *s, size_t len, const struct config *c,
@@ -650,6 +655,39 @@ static void print_table(int reps, bool markdown)
 		print_row(&configs[i], reps, markdown);
 }
 
+static void write_csv(FILE *f, int reps)
+{
+	int i;
+
+	bench_csv_header(f);
+	for (i = 0; i < nconfigs; i++) {
+		const struct config *c = &configs[i];
+		char payload[16] = "", note[64] = "";
+		struct bench_row row = { .workload = "ringbuf", .config = c->v->name,
+					 .label = c->v->name, .threads = c->v->threads,
+					 .param = payload, .unit = "ns/event" };
+
+		if (c->payload_size)
+			snprintf(payload, sizeof(payload), "%u", c->payload_size);
+		if (c->broken) {
+			snprintf(note, sizeof(note), "%s in %d of %d runs",
+				 c->v->loss_expected ? "lost_wrap (I4)" : "broken", c->broken, reps);
+			row.note = note;
+		} else {
+			row.values = c->ns;
+			row.n = reps;
+			row.median = c->median;
+			row.min = c->min;
+			row.max = c->max;
+		}
+		if (!c->broken && c->ref && !c->ref->broken) {
+			row.ratio = c->median / c->ref->median;
+			row.ratio_to = c->ref->v->name;
+		}
+		bench_csv_row(f, &row);
+	}
+}
+
 /* Refuse nothing, but say when the numbers cannot be trusted. */
 static void print_machine_state(void)
 {
@@ -684,11 +722,12 @@ static void print_machine_state(void)
 static void usage(const char *prog)
 {
 	fprintf(stderr,
-		"usage: %s [--quick] [--reps N] [--events N] [--markdown]\n"
+		"usage: %s [--quick] [--reps N] [--events N] [--markdown] [--csv FILE]\n"
 		"  --quick     %d events per thread, %d repetitions (smoke run)\n"
 		"  --reps N    repetitions of each configuration (default %d)\n"
 		"  --events N  events per thread per run (default %d)\n"
-		"  --markdown  also print the table in Markdown\n",
+		"  --markdown  also print the table in Markdown\n"
+		"  --csv FILE  also write the table as the suite's CSV (bench/bench_csv.h)\n",
 		prog, QUICK_EVENTS, QUICK_REPS, DEFAULT_REPS, DEFAULT_EVENTS);
 	exit(2);
 }
@@ -700,11 +739,13 @@ int main(int argc, char **argv)
 		{ "reps", required_argument, NULL, 'r' },
 		{ "events", required_argument, NULL, 'e' },
 		{ "markdown", no_argument, NULL, 'm' },
+		{ "csv", required_argument, NULL, 'c' },
 		{ NULL, 0, NULL, 0 },
 	};
 	long events = 0;
 	int reps = 0;
 	bool quick = false, markdown = false;
+	const char *csv = NULL;
 	char payload[MAX_PAYLOAD];
 	int opt, r, i, broken = 0;
 	__u64 t0;
@@ -726,6 +767,9 @@ int main(int argc, char **argv)
 			break;
 		case 'm':
 			markdown = true;
+			break;
+		case 'c':
+			csv = optarg;
 			break;
 		default:
 			usage(argv[0]);
@@ -767,6 +811,14 @@ int main(int argc, char **argv)
 	if (markdown) {
 		printf("\n");
 		print_table(reps, true);
+	}
+	if (csv) {
+		FILE *f = fopen(csv, "w");
+
+		if (!f)
+			die("cannot write the CSV file");
+		write_csv(f, reps);
+		fclose(f);
 	}
 	printf("\ntotal time: %.1f s\n", (tr_clock_monotonic_ns() - t0) / 1e9);
 	printf("\n\"tracer shared\": threads sharing one buffer lose records (lost_wrap) when\n"

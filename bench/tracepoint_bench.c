@@ -19,11 +19,16 @@
  *     BPF ringbuf reserve/submit, on 1 CPU and on 2 CPUs at once.
  *  3. Saturation: the tracer CLI recording 2 threads calling as fast as
  *     they can; events/s and losses.
+ *  4. Where loss begins: the tracer CLI recording 4 events per call
+ *     (raw_syscalls and the call's own enter/exit) while 2 threads call
+ *     at fixed rates; the lowest rate that loses events, and the loss at
+ *     twice that rate.
  * Then the targets of the issue, PASS or FAIL with the numbers.
  *
  *   tracepoint_bench [--quick] [--rounds N] [--calls N] [--loop-records N]
- *                    [--sat-calls N] [--syscall NAME] [--only KEY,...] [--diag]
- *                    [--tracer PATH]
+ *                    [--sat-calls N] [--ladder M,...] [--ladder-secs S]
+ *                    [--syscall NAME] [--only KEY,...] [--diag] [--tracer PATH]
+ *                    [--csv FILE]
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -31,6 +36,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
+#include <math.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
@@ -60,6 +66,7 @@
 #include "bench_peers.skel.h"
 #include "writer_loop.skel.h"
 #include "record.skel.h"
+#include "bench_csv.h"
 
 #define TRACEFS		"/sys/kernel/tracing"
 #define EVENT_SYSTEM	"syscalls"
@@ -69,6 +76,8 @@
 #define PEER_PB_PAGES	1024		/* perf buffer: 4 MiB per CPU */
 #define FTRACE_BUF_KB	8192		/* ftrace / trace-cmd: 8 MiB per CPU */
 #define LOOP_PAYLOADS	4
+#define MAX_LADDER	16
+#define LADDER_EVENTS	4		/* per call: raw_syscalls enter/exit, the call's enter/exit */
 
 /* --- Options and state ------------------------------------------------------ */
 
@@ -77,9 +86,14 @@ static struct {
 	long calls;
 	long loop_records;
 	long sat_calls;
+	double ladder[MAX_LADDER];	/* offered events/s; 0: as fast as the threads can */
+	int nladder;
+	double ladder_secs;
 	int quick;
 	char tracer[PATH_MAX];
-} opt = { .rounds = 5, .calls = 1000000, .loop_records = 2000000, .sat_calls = 4000000 };
+	const char *csv;
+} opt = { .rounds = 5, .calls = 1000000, .loop_records = 2000000, .sat_calls = 4000000,
+	  .ladder = { 0.5e6, 1e6, 2e6, 3e6, 4e6, 0 }, .nladder = 6, .ladder_secs = 1 };
 
 /*
  * The generator's system call: getppid by default; another argument-less
@@ -93,6 +107,7 @@ static const char *sys_name = "getppid";
 static long sys_nr = SYS_getppid;
 static char event_name[64] = "sys_enter_getppid";
 static char event_spec[96] = "syscalls:sys_enter_getppid";
+static char exit_spec[96] = "syscalls:sys_exit_getppid";
 
 static int ncpu;
 static int opt_diag;
@@ -711,9 +726,18 @@ static void remove_stale_tmpdirs(void)
 
 /* --- The generator -------------------------------------------------------------- */
 
+/*
+ * Calls per second per thread, 0 for as fast as it can: a throttled thread
+ * makes a batch of calls per tick of about 1 ms, then sleeps until the
+ * next tick (not at all when it is behind).
+ */
+static double gen_rate;
+
 struct gen {
 	int nthreads;
 	long calls;
+	long batch;			/* calls per tick */
+	__u64 tick_ns;			/* 0: not throttled */
 	pthread_barrier_t ready;
 	__u64 start[MAX_THREADS], end[MAX_THREADS];
 	long done[MAX_THREADS];
@@ -728,17 +752,24 @@ static void *gen_run(void *p)
 {
 	struct gen_thread *t = p;
 	struct gen *g = t->g;
+	struct timespec tick;
+	__u64 next;
 	long i, j;
 
 	pin_self(t->index % ncpu);
 	cur_tid[t->index] = gettid();
 	pthread_barrier_wait(&g->ready);
-	g->start[t->index] = now_ns();
-	for (i = 0; i < g->calls && !interrupted; i += 1024) {
-		long n = g->calls - i < 1024 ? g->calls - i : 1024;
+	g->start[t->index] = next = now_ns();
+	for (i = 0; i < g->calls && !interrupted; i += g->batch) {
+		long n = g->calls - i < g->batch ? g->calls - i : g->batch;
 
 		for (j = 0; j < n; j++)
 			syscall(sys_nr);
+		if (g->tick_ns) {
+			next += g->tick_ns;
+			tick = (struct timespec){ next / 1000000000, next % 1000000000 };
+			clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &tick, NULL);
+		}
 	}
 	g->end[t->index] = now_ns();
 	g->done[t->index] = i < g->calls ? i : g->calls;
@@ -748,12 +779,16 @@ static void *gen_run(void *p)
 /* Wall ns per call per thread: first start to last end over the calls of one thread. */
 static double generate(int nthreads, long calls)
 {
-	struct gen g = { .nthreads = nthreads, .calls = calls };
+	struct gen g = { .nthreads = nthreads, .calls = calls, .batch = 1024 };
 	struct gen_thread t[MAX_THREADS];
 	pthread_t th[MAX_THREADS];
 	__u64 start = ~0ull, end = 0;
 	int i;
 
+	if (gen_rate > 0) {
+		g.batch = gen_rate / 1000 < 1 ? 1 : (long)(gen_rate / 1000 + 0.5);
+		g.tick_ns = g.batch * 1e9 / gen_rate;
+	}
 	cur_ntid = nthreads;
 	pthread_barrier_init(&g.ready, NULL, nthreads);
 	for (i = 0; i < nthreads; i++) {
@@ -1072,6 +1107,10 @@ static void perfbuf_stop(struct run_result *r)
 
 static char tracer_out[320], tracer_log[320];
 
+/* What tracer record records: the measured event, or part 4's events. */
+static const char *tracer_events[LADDER_EVENTS] = { event_spec };
+static int tracer_nevents = 1;
+
 static int tracer_setup(struct config *c)
 {
 	if (access(opt.tracer, X_OK)) {
@@ -1087,9 +1126,20 @@ static int tracer_setup(struct config *c)
 /* Start the CLI, wait until its program is attached; it consumes to disk until SIGINT. */
 static int tracer_start(void)
 {
-	char *argv[] = { opt.tracer, "record", "-e", event_spec, "-a", "-o", tracer_out,
-			 "--force", NULL };
-	int i, status;
+	char *argv[8 + 2 * LADDER_EVENTS];
+	int i, n = 0, status;
+
+	argv[n++] = opt.tracer;
+	argv[n++] = "record";
+	for (i = 0; i < tracer_nevents; i++) {
+		argv[n++] = "-e";
+		argv[n++] = (char *)tracer_events[i];
+	}
+	argv[n++] = "-a";
+	argv[n++] = "-o";
+	argv[n++] = tracer_out;
+	argv[n++] = "--force";
+	argv[n] = NULL;
 
 	child_pid = spawn(argv, tracer_log);
 	if (child_pid < 0)
@@ -1109,7 +1159,20 @@ static int tracer_start(void)
 	return -ETIMEDOUT;
 }
 
-/* Records in the trace's stream files: all, and those of our threads. */
+/*
+ * Is the record one of our threads' calls?  Every event recorded here has
+ * the common fields (pid at offset 4) and then the system call's number at
+ * offset 8 (raw_syscalls' long id, syscalls' int __syscall_nr): the
+ * threads' other calls (clock_nanosleep when throttled) are not counted.
+ */
+static bool is_our_call(const struct tr_event_header *e)
+{
+	const char *raw = (const char *)(e + 1);
+
+	return e->size >= 12 && is_ours(*(const int *)(raw + 4)) && *(const int *)(raw + 8) == sys_nr;
+}
+
+/* Records in the trace's stream files: all, and those of our threads' calls. */
 static void count_tracer_trace(const char *dir, long long *total, long long *ours)
 {
 	char path[PATH_MAX];
@@ -1146,8 +1209,7 @@ static void count_tracer_trace(const char *dir, long long *total, long long *our
 				tr_packet_iter_init(&it, h);
 				while ((e = tr_packet_next(&it, &problem))) {
 					(*total)++;
-					if (e->size >= 8 && is_ours(*(const int *)((const char *)(e + 1) + 4)))
-						(*ours)++;
+					*ours += is_our_call(e);
 				}
 			}
 			off += psize;
@@ -1756,6 +1818,90 @@ static void trace_cmd_stop(struct run_result *r)
 	unlink(tc_data);
 }
 
+/* bpftrace counting the event per thread in a map: aggregated in the kernel, nothing streamed. */
+
+static char bt_log[PATH_MAX], bt_prog[256];
+
+static bool file_has(const char *path, const char *text)
+{
+	char line[512];
+	bool found = false;
+	FILE *f = fopen(path, "r");
+
+	while (f && !found && fgets(line, sizeof(line), f))
+		found = strstr(line, text) != NULL;
+	if (f)
+		fclose(f);
+	return found;
+}
+
+static int bpftrace_setup(struct config *c)
+{
+	char *argv[] = { "bpftrace", "--version", NULL };
+	char log[PATH_MAX];
+	int status;
+
+	snprintf(log, sizeof(log), "%s/bpftrace-version.log", tmpdir);
+	status = reap(spawn(argv, log), 10000);
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		snprintf(c->why, sizeof(c->why), "bpftrace does not run (apt-get install -y bpftrace)");
+		return -ENOENT;
+	}
+	snprintf(bt_log, sizeof(bt_log), "%s/bpftrace.log", tmpdir);
+	snprintf(bt_prog, sizeof(bt_prog),
+		 "tracepoint:%s { @[tid] = count(); } BEGIN { printf(\"ready\\n\"); }", event_spec);
+	return 0;
+}
+
+/* bpftrace runs BEGIN once every probe is attached: "ready" means recording. */
+static int bpftrace_start(void)
+{
+	char *argv[] = { "bpftrace", "-e", bt_prog, NULL };
+	int i, status;
+
+	unlink(bt_log);		/* the last run's "ready" is not this one's */
+	child_pid = spawn(argv, bt_log);
+	for (i = 0; i < 6000; i++) {
+		if (file_has(bt_log, "ready"))
+			return 0;
+		if (!child_alive(child_pid, &status)) {
+			child_pid = 0;
+			progress("\nbpftrace exited before attaching:\n");
+			log_tail(bt_log, "  ");
+			return -ECHILD;
+		}
+		sleep_ms(5);
+	}
+	stop_child(SIGKILL, 1000, NULL);
+	return -ETIMEDOUT;
+}
+
+/* On SIGINT bpftrace prints its map: "@[tid]: count" lines. */
+static void bpftrace_stop(struct run_result *r)
+{
+	char line[256];
+	int status = -1, tid;
+	long long n;
+	FILE *f;
+
+	stop_child(SIGINT, 30000, &status);
+	f = fopen(bt_log, "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "@[%d]: %lld", &tid, &n) != 2)
+			continue;
+		r->total += n;
+		r->ours += is_ours(tid) ? n : 0;
+	}
+	if (f)
+		fclose(f);
+	r->counted = true;
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		r->failed = true;
+		snprintf(r->note, sizeof(r->note), "bpftrace exit status %d", status);
+		log_tail(bt_log, "  bpftrace: ");
+	}
+}
+
 /* Diagnostics (--diag): a clock read, one or four pages touched, on the tracepoint. */
 static int diag_setup(struct config *c)
 {
@@ -1785,7 +1931,7 @@ static int touch4_start(void)
 }
 
 enum { C_NONE, C_EMPTY, C_TRACER, C_TRACER_PROG, C_RINGBUF, C_PERFBUF, C_PERF, C_TRACE_CMD,
-       C_FTRACE, C_CLOCK, C_TOUCH1, C_TOUCH4, NCONFIGS };
+       C_FTRACE, C_BPFTRACE, C_CLOCK, C_TOUCH1, C_TOUCH4, NCONFIGS };
 
 static struct config configs[NCONFIGS] = {
 	[C_NONE] = { "none", "no tracing", NULL, none_start, none_stop },
@@ -1803,6 +1949,8 @@ static struct config configs[NCONFIGS] = {
 			  trace_cmd_start, trace_cmd_stop },
 	[C_FTRACE] = { "ftrace", "ftrace ring buffer via tracefs (own instance, 8 MiB/CPU, reader per CPU to a file)",
 		       ftrace_setup, ftrace_start, ftrace_stop },
+	[C_BPFTRACE] = { "bpftrace", "bpftrace, @[tid] = count() (in-kernel map, nothing streamed)",
+			 bpftrace_setup, bpftrace_start, bpftrace_stop },
 	[C_CLOCK] = { "clock", "diagnostic: bpf_ktime_get_ns only", diag_setup, clock_start, stop_link },
 	[C_TOUCH1] = { "touch1", "diagnostic: 1 page of an mmapable map touched (1 atomic add)",
 		       diag_setup, touch1_start, stop_link },
@@ -2065,6 +2213,8 @@ static void print_part1(FILE *out)
 static const __u32 loop_payloads[LOOP_PAYLOADS] = { 0, 16, 64, 256 };
 
 enum { L_TRACER, L_TRACER_PEER, L_RINGBUF, L_EMPTY, L_CLOCK, NLOOPS };
+
+static const char *loop_keys[NLOOPS] = { "writer_loop", "tracer", "ringbuf", "empty", "clock" };
 
 static const char *loop_labels[NLOOPS] = {
 	"tracer writer: writer_loop (overwrite, 4 x 1 MiB per CPU; + a shared atomic counter per record)",
@@ -2367,6 +2517,207 @@ static void print_part3(FILE *out)
 			sat.others * 100, sat.attempts);
 }
 
+/* --- Part 4: where loss begins ------------------------------------------------------- */
+
+/*
+ * tracer record -a of raw_syscalls:sys_enter/sys_exit and the call's own
+ * enter/exit while the threads call at an offered rate: 4 events per call,
+ * so that the recorder, not the generator, is the limit.  The steps run
+ * interleaved, once per round; a step with rate 0 calls as fast as it can.
+ */
+#define LADDER_FULL_SPEED_CALLS	600000	/* per thread and second of --ladder-secs */
+
+struct ladder_step {
+	double achieved[MAX_ROUNDS];	/* events/s */
+	double lost_pct[MAX_ROUNDS];	/* of our events, missing from the trace */
+	long long expected, recorded, lost;	/* lost: the tracer's count, all processes */
+	int n, disturbed;
+	char note[160];
+};
+
+static struct ladder_step ladder[MAX_LADDER];
+static bool ladder_done;
+
+/* The offered rate of a step: its target, or what the threads reached at full speed. */
+static double ladder_offered(int k)
+{
+	struct ladder_step *e = &ladder[k];
+
+	return opt.ladder[k] > 0 ? opt.ladder[k] : median(e->achieved, e->n);
+}
+
+static void ladder_run(int k, int threads)
+{
+	struct ladder_step *e = &ladder[k];
+	double rate = opt.ladder[k];
+	long calls = (rate > 0 ? rate / LADDER_EVENTS / threads : LADDER_FULL_SPEED_CALLS) *
+		     opt.ladder_secs;
+	struct run_result r;
+	long long expected;
+
+	gen_rate = rate / LADDER_EVENTS / threads;
+	if (run_config_quiet(C_TRACER, threads, calls, &r) || interrupted) {
+		gen_rate = 0;
+		progress(" %.2fM: %s", rate / 1e6, interrupted ? "interrupted" : r.note);
+		snprintf(e->note, sizeof(e->note), "%s", r.note);
+		return;
+	}
+	gen_rate = 0;
+	expected = r.expected * LADDER_EVENTS;
+	e->achieved[e->n] = threads * LADDER_EVENTS * 1e9 / r.ns;
+	e->lost_pct[e->n] = 100.0 * (expected - r.ours) / expected;
+	e->expected += expected;
+	e->recorded += r.ours;
+	e->lost += r.lost;
+	e->disturbed += disturbed(&r);
+	if (r.note[0])
+		snprintf(e->note, sizeof(e->note), "%s", r.note);
+	progress(" %.2fM->%.2fM %.2f%%", rate / 1e6, e->achieved[e->n] / 1e6, e->lost_pct[e->n]);
+	e->n++;
+}
+
+static void part4(void)
+{
+	int threads = ncpu < 2 ? 1 : 2, round, i;
+
+	if (!configs[C_TRACER].available || interrupted)
+		return;
+	tracer_events[0] = "raw_syscalls:sys_enter";
+	tracer_events[1] = "raw_syscalls:sys_exit";
+	tracer_events[2] = event_spec;
+	tracer_events[3] = exit_spec;
+	tracer_nevents = LADDER_EVENTS;
+	for (round = 0; round < opt.rounds && !interrupted; round++) {
+		progress("loss onset, round %d/%d (offered->achieved events/s, our events lost):",
+			 round + 1, opt.rounds);
+		for (i = 0; i < opt.nladder && !interrupted; i++)
+			ladder_run((i + round) % opt.nladder, threads);
+		progress("\n");
+	}
+	tracer_events[0] = event_spec;
+	tracer_nevents = 1;
+	ladder_done = !interrupted;
+}
+
+/* Steps by target rate, lowest first, full speed last: the order of the table. */
+static int ladder_order[MAX_LADDER];
+
+static int cmp_target(const void *a, const void *b)
+{
+	double x = opt.ladder[*(const int *)a], y = opt.ladder[*(const int *)b];
+
+	x = x > 0 ? x : INFINITY;
+	y = y > 0 ? y : INFINITY;
+	return x < y ? -1 : x > y;
+}
+
+static void ladder_sort(void)
+{
+	int i;
+
+	for (i = 0; i < opt.nladder; i++)
+		ladder_order[i] = i;
+	qsort(ladder_order, opt.nladder, sizeof(*ladder_order), cmp_target);
+}
+
+/* Per round: the lowest offered rate of a step that lost events, INFINITY if none did. */
+static int ladder_onsets(double *onset)
+{
+	int round, k;
+
+	for (round = 0; round < opt.rounds; round++) {
+		onset[round] = INFINITY;
+		for (k = 0; k < opt.nladder; k++)
+			if (round < ladder[k].n && ladder[k].lost_pct[round] > 0 &&
+			    ladder_offered(k) < onset[round])
+				onset[round] = ladder_offered(k);
+	}
+	return opt.rounds;
+}
+
+/* The step offering twice the onset, or the fastest one when none does; -1 without an onset. */
+static int ladder_double(double onset)
+{
+	int k, fastest = -1;
+
+	if (!isfinite(onset))
+		return -1;
+	for (k = 0; k < opt.nladder; k++) {
+		if (fabs(ladder_offered(k) - 2 * onset) < 0.05 * onset)
+			return k;
+		if (fastest < 0 || ladder_offered(k) > ladder_offered(fastest))
+			fastest = k;
+	}
+	return fastest;
+}
+
+static void print_part4(FILE *out)
+{
+	double onset[MAX_ROUNDS], at;
+	char max[32] = "none (a round without loss)";
+	int i, n, k2;
+
+	fprintf(out, "## 4. Where loss begins: tracer record -a of %d events per %s() call "
+		"(raw_syscalls:sys_enter/sys_exit, %s, %s), threads calling at offered rates\n\n",
+		LADDER_EVENTS, sys_name, event_spec, exit_spec);
+	if (!ladder_done) {
+		fprintf(out, "not run%s%s\n\n", configs[C_TRACER].why[0] ? ": " : "", configs[C_TRACER].why);
+		return;
+	}
+	fprintf(out, "%d rounds, steps interleaved, about %.1f s of calls each; the recorder writes to a file "
+		"and shares the 2 CPUs; \"lost\" is our events missing from the trace, and the tracer's own "
+		"count (all processes) in the last column.\n\n", opt.rounds, opt.ladder_secs);
+	fprintf(out, "| offered events/s | achieved M events/s, median (min-max) | our events lost %%, median (min-max) "
+		"| recorded / expected, all rounds | tracer's lost count |\n|---|---|---|---|---|\n");
+	ladder_sort();
+	for (i = 0; i < opt.nladder; i++) {
+		int k = ladder_order[i];
+		struct ladder_step *e = &ladder[k];
+		char offered[32];
+
+		if (!e->n)
+			continue;
+		if (opt.ladder[k] > 0)
+			snprintf(offered, sizeof(offered), "%.2f M", opt.ladder[k] / 1e6);
+		else
+			snprintf(offered, sizeof(offered), "as fast as possible");
+		fprintf(out, "| %s | %.2f (%.2f-%.2f) | %.3f (%.3f-%.3f) | %lld / %lld | %lld |\n", offered,
+			median(e->achieved, e->n) / 1e6, vmin(e->achieved, e->n) / 1e6,
+			vmax(e->achieved, e->n) / 1e6, median(e->lost_pct, e->n), vmin(e->lost_pct, e->n),
+			vmax(e->lost_pct, e->n), e->recorded, e->expected, e->lost);
+	}
+	fprintf(out, "\n");
+	n = ladder_onsets(onset);
+	at = median(onset, n);
+	if (!isfinite(at)) {
+		fprintf(out, "- **no loss begins** in most rounds, up to the fastest step\n\n");
+		return;
+	}
+	if (isfinite(vmax(onset, n)))
+		snprintf(max, sizeof(max), "%.2f", vmax(onset, n) / 1e6);
+	fprintf(out, "- **loss begins at %.2f M events/s** offered (median over rounds of the lowest step "
+		"that lost events; min %.2f, max %s)\n", at / 1e6, vmin(onset, n) / 1e6, max);
+	k2 = ladder_double(at);
+	if (k2 >= 0) {
+		struct ladder_step *e = &ladder[k2];
+		double offered = ladder_offered(k2);
+
+		fprintf(out, "- at %s (%.2f M events/s offered, %.2f achieved): **%.3f%% of our events lost** "
+			"(median; %.3f-%.3f), %lld of %lld over %d rounds\n",
+			fabs(offered - 2 * at) < 0.05 * at ? "twice that rate" :
+			"the fastest step (twice the onset is beyond what the threads reach)",
+			offered / 1e6, median(e->achieved, e->n) / 1e6, median(e->lost_pct, e->n),
+			vmin(e->lost_pct, e->n), vmax(e->lost_pct, e->n), e->expected - e->recorded,
+			e->expected, e->n);
+	}
+	for (i = 0; i < opt.nladder; i++)
+		if (ladder[i].disturbed || ladder[i].note[0])
+			fprintf(out, "- step %.2f M: %d run%s kept disturbed%s%s\n", opt.ladder[i] / 1e6,
+				ladder[i].disturbed, ladder[i].disturbed == 1 ? "" : "s",
+				ladder[i].note[0] ? "; " : "", ladder[i].note);
+	fprintf(out, "\n");
+}
+
 /* --- Targets ------------------------------------------------------------------------- */
 
 static int print_targets(FILE *out)
@@ -2436,6 +2787,167 @@ static int print_targets(FILE *out)
 	return fails;
 }
 
+/* --- CSV (bench/bench_csv.h) ----------------------------------------------------------- */
+
+static void csv_part1(FILE *f)
+{
+	int c, t, i;
+
+	for (c = 0; c < NCONFIGS; c++)
+		for (t = 1; t <= MAX_THREADS; t++) {
+			struct cell *e = &cells[c][t];
+			struct bench_row row;
+			bool counted = false, lost_known = false;
+
+			if (!have(c, t))
+				continue;
+			row = (struct bench_row){ .workload = "events", .config = configs[c].key,
+					.label = configs[c].label, .threads = t, .param = event_spec,
+					.unit = "ns/call", .values = e->ns, .n = e->n,
+					.median = median(e->ns, e->n), .min = vmin(e->ns, e->n),
+					.max = vmax(e->ns, e->n), .has_vs_baseline = true,
+					.vs_baseline = added(c, C_NONE, t), .baseline = c == C_NONE };
+			for (i = 0; i < e->n; i++) {
+				const struct run_result *r = &e->r[i];
+
+				counted |= r->counted;
+				lost_known |= r->lost_known;
+				row.recorded += r->ours;
+				row.expected += r->expected;
+				row.lost += r->lost;
+				row.disturbed += disturbed(r);
+				if (r->note[0])
+					row.note = r->note;
+			}
+			/* The program alone overwrites: its buffers hold the newest records only. */
+			row.counted = counted && c != C_TRACER_PROG;
+			row.lost_known = lost_known;
+			if (c != C_NONE && have(C_EMPTY, t)) {
+				row.has_vs_empty = true;
+				row.vs_empty = added(c, C_EMPTY, t);
+			}
+			if (c != C_NONE && c != C_EMPTY && have(C_RINGBUF, t) && have(C_EMPTY, t)) {
+				row.ratio = added(c, C_EMPTY, t) / added(C_RINGBUF, C_EMPTY, t);
+				row.ratio_to = "ringbuf (added over the empty program)";
+			}
+			bench_csv_row(f, &row);
+		}
+}
+
+static void csv_part2(FILE *f)
+{
+	int l, p, t;
+
+	for (l = 0; l < NLOOPS; l++)
+		for (p = 0; p < LOOP_PAYLOADS; p++)
+			for (t = 1; t <= MAX_THREADS; t++) {
+				struct loop_cell *e = &loops[l][p][t], *rb = &loops[L_RINGBUF][p][t];
+				char payload[16] = "";
+				struct bench_row row;
+
+				if (!e->n)
+					continue;
+				if (l < L_EMPTY)
+					snprintf(payload, sizeof(payload), "%u", loop_payloads[p]);
+				row = (struct bench_row){ .workload = "loop", .config = loop_keys[l],
+						.label = loop_labels[l], .threads = t, .param = payload,
+						.unit = "ns/record", .values = e->ns, .n = e->n,
+						.median = median(e->ns, e->n), .min = vmin(e->ns, e->n),
+						.max = vmax(e->ns, e->n), .note = loop_problem };
+				if (l < L_EMPTY && rb->n) {
+					row.ratio = row.median / median(rb->ns, rb->n);
+					row.ratio_to = "ringbuf";
+				}
+				bench_csv_row(f, &row);
+			}
+}
+
+static void csv_part3(FILE *f)
+{
+	double rate;
+
+	if (!sat_done)
+		return;
+	rate = sat.expected / (sat.ns * opt.sat_calls / 1e9);
+	bench_csv_row(f, &(struct bench_row){ .workload = "saturation", .config = "full-speed",
+		.label = "tracer record -a, 1 event per call, threads as fast as they can",
+		.threads = sat.expected / opt.sat_calls, .param = event_spec, .unit = "events/s",
+		.values = &rate, .n = 1, .median = rate, .min = rate, .max = rate, .counted = true,
+		.recorded = sat.ours, .expected = sat.expected, .lost_known = sat.lost_known,
+		.lost = sat.lost, .disturbed = disturbed(&sat), .note = sat.note });
+}
+
+static void csv_part4(FILE *f)
+{
+	double onset[MAX_ROUNDS];
+	int i, n, k2;
+
+	if (!ladder_done)
+		return;
+	ladder_sort();
+	for (i = 0; i < opt.nladder; i++) {
+		int k = ladder_order[i];
+		struct ladder_step *e = &ladder[k];
+		char offered[32];
+		struct bench_row row;
+
+		if (!e->n)
+			continue;
+		snprintf(offered, sizeof(offered), "%.0f", opt.ladder[k]);
+		row = (struct bench_row){ .workload = "saturation", .config = "ladder-lost",
+				.label = "our events lost at this offered rate (0: as fast as possible)",
+				.threads = 2, .param = offered, .unit = "lost %", .values = e->lost_pct,
+				.n = e->n, .median = median(e->lost_pct, e->n),
+				.min = vmin(e->lost_pct, e->n), .max = vmax(e->lost_pct, e->n),
+				.counted = true, .recorded = e->recorded, .expected = e->expected,
+				.lost_known = true, .lost = e->lost, .disturbed = e->disturbed,
+				.note = e->note };
+		bench_csv_row(f, &row);
+		row.config = "ladder-achieved";
+		row.label = "events/s the threads reached at this offered rate";
+		row.disturbed = 0;	/* counted once, in the row above */
+		row.unit = "events/s";
+		row.values = e->achieved;
+		row.median = median(e->achieved, e->n);
+		row.min = vmin(e->achieved, e->n);
+		row.max = vmax(e->achieved, e->n);
+		bench_csv_row(f, &row);
+	}
+	n = ladder_onsets(onset);
+	bench_csv_row(f, &(struct bench_row){ .workload = "saturation", .config = "loss-onset",
+		.label = "lowest offered rate that lost events (inf: none)", .threads = 2,
+		.unit = "events/s", .values = onset, .n = n, .median = median(onset, n),
+		.min = vmin(onset, n), .max = vmax(onset, n) });
+	k2 = ladder_double(median(onset, n));
+	if (k2 >= 0) {
+		struct ladder_step *e = &ladder[k2];
+		char offered[32];
+
+		snprintf(offered, sizeof(offered), "%.0f", ladder_offered(k2));
+		bench_csv_row(f, &(struct bench_row){ .workload = "saturation",
+			.config = "lost-at-2x-onset",
+			.label = "our events lost at twice the onset (or the fastest step)", .threads = 2,
+			.param = offered, .unit = "lost %", .values = e->lost_pct, .n = e->n,
+			.median = median(e->lost_pct, e->n), .min = vmin(e->lost_pct, e->n),
+			.max = vmax(e->lost_pct, e->n), .counted = true, .recorded = e->recorded,
+			.expected = e->expected, .lost_known = true, .lost = e->lost });
+	}
+}
+
+static int write_csv(const char *path)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return -errno;
+	bench_csv_header(f);
+	csv_part1(f);
+	csv_part2(f);
+	csv_part3(f);
+	csv_part4(f);
+	return fclose(f) ? -errno : 0;
+}
+
 /* --- Main ---------------------------------------------------------------------------- */
 
 /* Is key in the comma-separated list? */
@@ -2455,13 +2967,32 @@ static bool key_listed(const char *list, const char *key)
 static void usage(void)
 {
 	fprintf(stderr, "usage: tracepoint_bench [--quick] [--rounds N] [--calls N] [--loop-records N] "
-		"[--sat-calls N] [--syscall getppid|getpid|getuid|getgid] [--only KEY,...] [--diag] "
-		"[--tracer PATH]\n"
+		"[--sat-calls N] [--ladder M,...] [--ladder-secs S] [--syscall getppid|getpid|getuid|getgid] "
+		"[--only KEY,...] [--diag] [--tracer PATH] [--csv FILE]\n"
 		"  --only KEY,...  part 1 with these configurations (none, empty and ringbuf always), and\n"
-		"                  parts 2 and 3 only if 'loops' or 'saturation' is listed; keys: tracer,\n"
-		"                  tracer-prog, perfbuf, perf, trace-cmd, ftrace, clock, touch1, touch4\n"
-		"  --diag          add the diagnostic configurations clock, touch1, touch4\n");
+		"                  parts 2, 3 and 4 only if 'loops', 'saturation' or 'ladder' is listed; keys:\n"
+		"                  tracer, tracer-prog, perfbuf, perf, trace-cmd, ftrace, bpftrace, clock,\n"
+		"                  touch1, touch4\n"
+		"  --ladder M,...  part 4's offered rates in M events/s, 0 for as fast as possible\n"
+		"                  (default 0.5,1,2,3,4,0)\n"
+		"  --ladder-secs S seconds of calls per step of part 4 (default 1)\n"
+		"  --diag          add the diagnostic configurations clock, touch1, touch4\n"
+		"  --csv FILE      also write every figure as the suite's CSV (bench/bench_csv.h)\n");
 	exit(2);
+}
+
+/* "0.25,0.5,1": offered rates in M events/s. */
+static void parse_ladder(const char *list)
+{
+	char *end;
+
+	opt.nladder = 0;
+	while (*list && opt.nladder < MAX_LADDER) {
+		opt.ladder[opt.nladder++] = strtod(list, &end) * 1e6;
+		if (end == list || (*end && *end != ','))
+			usage();
+		list = *end ? end + 1 : end;
+	}
 }
 
 static void default_tracer_path(void)
@@ -2498,6 +3029,7 @@ int main(int argc, char **argv)
 			opt.calls = 100000;
 			opt.loop_records = 300000;
 			opt.sat_calls = 200000;
+			opt.ladder_secs = 0.3;
 		} else if (!strcmp(argv[i], "--rounds") && i + 1 < argc) {
 			opt.rounds = atoi(argv[++i]);
 		} else if (!strcmp(argv[i], "--calls") && i + 1 < argc) {
@@ -2506,6 +3038,12 @@ int main(int argc, char **argv)
 			opt.loop_records = atol(argv[++i]);
 		} else if (!strcmp(argv[i], "--sat-calls") && i + 1 < argc) {
 			opt.sat_calls = atol(argv[++i]);
+		} else if (!strcmp(argv[i], "--ladder") && i + 1 < argc) {
+			parse_ladder(argv[++i]);
+		} else if (!strcmp(argv[i], "--ladder-secs") && i + 1 < argc) {
+			opt.ladder_secs = atof(argv[++i]);
+		} else if (!strcmp(argv[i], "--csv") && i + 1 < argc) {
+			opt.csv = argv[++i];
 		} else if (!strcmp(argv[i], "--syscall") && i + 1 < argc) {
 			size_t k;
 
@@ -2518,6 +3056,7 @@ int main(int argc, char **argv)
 				usage();
 			snprintf(event_name, sizeof(event_name), "sys_enter_%s", sys_name);
 			snprintf(event_spec, sizeof(event_spec), EVENT_SYSTEM ":%s", event_name);
+			snprintf(exit_spec, sizeof(exit_spec), EVENT_SYSTEM ":sys_exit_%s", sys_name);
 			snprintf(event_enable_file, sizeof(event_enable_file), "events/" EVENT_SYSTEM "/%s/enable",
 				 event_name);
 		} else if (!strcmp(argv[i], "--diag")) {
@@ -2531,7 +3070,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (opt.rounds < 1 || opt.rounds > MAX_ROUNDS || opt.calls < 1 || opt.loop_records < 1 ||
-	    opt.sat_calls < 1)
+	    opt.sat_calls < 1 || opt.nladder < 1 || opt.ladder_secs <= 0)
 		usage();
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	ncpu = libbpf_num_possible_cpus();
@@ -2589,6 +3128,8 @@ int main(int argc, char **argv)
 		part2();
 	if (!interrupted && (!only || key_listed(only, "saturation")))
 		part3();
+	if (!interrupted && (!only || key_listed(only, "ladder")))
+		part4();
 	if (interrupted) {
 		fprintf(stderr, "interrupted\n");
 		return 130;
@@ -2598,7 +3139,11 @@ int main(int argc, char **argv)
 		print_part2(stdout);
 	if (!only || key_listed(only, "saturation"))
 		print_part3(stdout);
+	if (!only || key_listed(only, "ladder"))
+		print_part4(stdout);
 	fails = print_targets(stdout);
+	if (opt.csv && (err = write_csv(opt.csv)))
+		fprintf(stderr, "tracepoint_bench: cannot write %s: %s\n", opt.csv, strerror(-err));
 	printf("Run time %.0f s; loadavg at the end: ", (now_ns() - t0) / 1e9);
 	{
 		char buf[128];

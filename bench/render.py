@@ -1,0 +1,340 @@
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+"""The suite's results.md and results.png, from its CSV rows (bench/bench_csv.h)."""
+
+import os
+import subprocess
+
+from benchlib import median
+
+TITLES = {
+    "events": "1. Per-event cost: getppid() with its tracepoint recorded (build/bench/tracepoint_bench)",
+    "loop": "2. The buffer path alone: BPF_PROG_TEST_RUN loop, 16-byte payload (tracepoint_bench)",
+    "ringbuf": "2b. The user-space ring buffer, 16-byte payload (build/bench/ringbuf_bench)",
+    "build": "3. A real build traced (bench/build_bench.py)",
+    "saturation": "4. Saturation: where tracer record starts losing events (tracepoint_bench)",
+    "report": "5. Reading a trace: tracer report against babeltrace2 (bench/report_bench.py)",
+    "ust": "6. User-space tracing against lttng-ust",
+}
+
+
+def pick(rows, workload, **match):
+    return [r for r in rows if r["workload"] == workload and
+            all(r.get(k) == v for k, v in match.items())]
+
+
+def fmt(v, f="%.0f"):
+    return "" if v is None or v == "" else f % v
+
+
+def table(head, lines):
+    out = "| " + " | ".join(head) + " |\n|" + "---|" * len(head) + "\n"
+    return out + "".join("| " + " | ".join(str(c) for c in line) + " |\n" for line in lines) + "\n"
+
+
+def counted(r):
+    if r.get("expected") is None:
+        return "-"
+    if r["recorded"] == r["expected"]:
+        return "all %d" % r["expected"]
+    return "%d / %d" % (r["recorded"], r["expected"])
+
+
+def section_events(rows):
+    lines = [(r["label"], int(r["threads"]), fmt(r["median"]), fmt(r["min"]), fmt(r["max"]),
+              fmt(r["vs_baseline"], "%+.0f"), fmt(r["vs_empty"], "%+.0f"), fmt(r["ratio"], "%.2f"),
+              counted(r), fmt(r["lost"]))
+             for r in pick(rows, "events")]
+    return table(["configuration", "threads", "median ns/call", "min", "max",
+                  "added over no tracing", "added over empty program", "x ringbuf",
+                  "recorded (ours, all rounds)", "lost"], lines)
+
+
+def section_loop(rows):
+    lines = [(r["label"], int(r["threads"]), fmt(r["median"], "%.1f"), fmt(r["min"], "%.1f"),
+              fmt(r["max"], "%.1f"), fmt(r["ratio"], "%.2f"))
+             for r in pick(rows, "loop") if r["param"] in ("16", "")]
+    return table(["loop", "CPUs", "median ns/record", "min", "max", "x ringbuf"], lines)
+
+
+def section_ringbuf(rows):
+    lines = [(r["label"], int(r["threads"]), fmt(r["median"], "%.1f"), fmt(r["min"], "%.1f"),
+              fmt(r["max"], "%.1f"), fmt(r["ratio"], "%.2f"), r["note"])
+             for r in pick(rows, "ringbuf") if r["param"] in ("16", "")]
+    return table(["buffer", "threads", "median ns/event", "min", "max", "x tracer", "note"], lines)
+
+
+def companion(rows, r, unit):
+    """The median of the row of the same build configuration in another unit."""
+    other = pick(rows, r["workload"], config=r["config"], unit=unit)
+    return other[0]["median"] if other else None
+
+
+def section_build(rows):
+    times = pick(rows, "build", unit="s")
+    if not times:
+        return "not run\n\n"
+    lines = [(r["label"], fmt(r["median"], "%.2f"), fmt(r["min"], "%.2f"), fmt(r["max"], "%.2f"),
+              fmt(r["vs_baseline"], "%+.1f%%"), fmt(r["ratio"], "%.2f"),
+              fmt(companion(rows, r, "events/s"), "%.0f"),
+              fmt(companion(rows, r, "lost"), "%.0f"), fmt(companion(rows, r, "MiB"), "%.0f"),
+              int(r["disturbed"] or 0))
+             for r in times]
+    return ("`%s` in Linux 6.1 (Debian's linux-source-6.1, tinyconfig, x86_64), "
+            "objects removed before each build, sources in the page cache; recorders record "
+            "`sched:*` and `raw_syscalls:*` system-wide (-a) from before the build to after it; "
+            "only the build is timed. Overhead = median over rounds of (build time / untraced "
+            "build time of the same round - 1); x perf = added build time over perf's.\n\n"
+            % times[0]["param"] + table(
+                ["configuration", "median s", "min", "max", "overhead vs untraced", "x perf",
+                 "events/s recorded (median)", "lost per build (median)", "MiB per build (median)",
+                 "runs kept disturbed"], lines))
+
+
+def section_saturation(rows):
+    out = ""
+    for r in pick(rows, "saturation", config="full-speed"):
+        out += ("- 1 event per call, %d threads as fast as they can: **%.2f M events/s**, %s recorded, "
+                "%s lost\n" % (r["threads"], r["median"] / 1e6, counted(r), fmt(r["lost"])))
+    achieved = {r["param"]: r for r in pick(rows, "saturation", config="ladder-achieved")}
+    lines = []
+    for r in pick(rows, "saturation", config="ladder-lost"):
+        a = achieved.get(r["param"])
+        offered = "%.2f M" % (float(r["param"]) / 1e6) if float(r["param"]) else "as fast as possible"
+        lines.append((offered, "%.2f (%.2f-%.2f)" % (a["median"] / 1e6, a["min"] / 1e6, a["max"] / 1e6),
+                      "%.3f (%.3f-%.3f)" % (r["median"], r["min"], r["max"]), counted(r),
+                      fmt(r["lost"])))
+    if lines:
+        out += ("\n4 events per call (raw_syscalls:sys_enter/sys_exit and the call's own enter/exit), "
+                "2 threads at offered rates, tracer record -a to disk sharing the CPUs:\n\n")
+        out += table(["offered events/s", "achieved M events/s (min-max)",
+                      "our events lost % (min-max)", "recorded (all rounds)",
+                      "tracer's lost count"], lines)
+    for r in pick(rows, "saturation", config="loss-onset"):
+        if r["median"] == float("inf"):
+            out += "- **no loss began** in most rounds, up to the fastest step\n"
+        else:
+            out += "- **loss begins at %.2f M events/s** (median over rounds; min %.2f)\n" % (
+                r["median"] / 1e6, r["min"] / 1e6)
+    for r in pick(rows, "saturation", config="lost-at-2x-onset"):
+        out += "- at %.2f M events/s offered: %.3f%% of our events lost (median; %.3f-%.3f)\n" % (
+            float(r["param"]) / 1e6, r["median"], r["min"], r["max"])
+    return (out or "not run\n") + "\n"
+
+
+def section_report(rows):
+    times = pick(rows, "report", unit="s")
+    if not times:
+        return "not run\n\n"
+    lines = [(r["label"], fmt(r["median"], "%.2f"), fmt(r["min"], "%.2f"), fmt(r["max"], "%.2f"),
+              fmt(companion(rows, r, "events/s") / 1e6, "%.2f"), fmt(r["ratio"], "%.2f"))
+             for r in times]
+    return ("The trace of one discard-mode build (%s), read from the page cache, text to "
+            "/dev/null.\n\n" % times[0]["param"] + table(
+                ["reader", "median s", "min", "max", "M events/s (median)",
+                 "time x babeltrace2 (text)"], lines))
+
+
+def one(rows, workload, **match):
+    found = pick(rows, workload, **match)
+    return found[0] if found else None
+
+
+def summary_events(rows):
+    out = []
+    for t in (1, 2):
+        added = {r["config"]: r["vs_baseline"] for r in pick(rows, "events", threads=float(t))}
+        tracer = one(rows, "events", config="tracer", threads=float(t))
+        if not tracer:
+            continue
+        peers = ", ".join("%s %+.0f" % (k, added[k]) for k in
+                          ("ringbuf", "perfbuf", "perf", "ftrace", "bpftrace") if k in added)
+        out.append("- per event, %d thread%s: tracer record -a adds %+.0f ns to a getppid() call "
+                   "(%s); over the empty program, %.2fx BPF ringbuf's cost\n" % (
+                       t, "s" * (t > 1), tracer["vs_baseline"], peers, tracer["ratio"] or 0))
+    return "".join(out)
+
+
+def summary_loop(rows):
+    tracer, ringbuf = {}, {}
+    for t in (1, 2):
+        tracer[t] = one(rows, "loop", config="tracer", param="16", threads=float(t))
+        ringbuf[t] = one(rows, "loop", config="ringbuf", param="16", threads=float(t))
+    if not all(tracer.values()) or not all(ringbuf.values()):
+        return ""
+    return ("- buffer path alone (in-kernel loop, 16-byte records): tracer %.1f ns, BPF ringbuf "
+            "%.1f ns on 1 CPU; %.1f and %.1f ns per CPU with 2 CPUs writing\n" % (
+                tracer[1]["median"], ringbuf[1]["median"], tracer[2]["median"],
+                ringbuf[2]["median"]))
+
+
+def summary_build(rows):
+    over = ["%s %+.1f%%" % (r["config"], r["vs_baseline"])
+            for r in pick(rows, "build", unit="s") if r["vs_baseline"] is not None]
+    if not over:
+        return ""
+    return "- build (`%s`): overhead %s\n" % (pick(rows, "build", unit="s")[0]["param"],
+                                             ", ".join(over))
+
+
+def summary_saturation(rows):
+    out = ""
+    full = one(rows, "saturation", config="full-speed")
+    if full:
+        out += "- saturation: %.2f M events/s sustained with %s lost (1 event per call, full speed)" % (
+            full["median"] / 1e6, fmt(full["lost"]))
+    onset = one(rows, "saturation", config="loss-onset")
+    if onset and onset["median"] == float("inf"):
+        fastest = max(r["median"] for r in pick(rows, "saturation", config="ladder-achieved"))
+        out += "; with 4 events per call, no loss began up to %.2f M events/s (the generator's " \
+               "fastest)" % (fastest / 1e6)
+    elif onset:
+        out += "; with 4 events per call, loss begins at %.2f M events/s" % (onset["median"] / 1e6)
+        double = one(rows, "saturation", config="lost-at-2x-onset")
+        if double:
+            out += ", %.3f%% lost at %.2f M events/s" % (double["median"],
+                                                         float(double["param"]) / 1e6)
+    return out + "\n" if out else ""
+
+
+def summary_report(rows):
+    speed = {r["config"]: r["median"] for r in pick(rows, "report", unit="events/s")}
+    if "tracer-report" not in speed or "babeltrace2" not in speed:
+        return ""
+    return ("- reading a trace as text: tracer report %.2f M events/s, babeltrace2 %.2f M events/s "
+            "(%.1fx)\n" % (speed["tracer-report"] / 1e6, speed["babeltrace2"] / 1e6,
+                            speed["tracer-report"] / speed["babeltrace2"]))
+
+
+def section_summary(rows):
+    return "".join(f(rows) for f in (summary_events, summary_loop, summary_build,
+                                      summary_saturation, summary_report)) + "\n"
+
+
+def section_machine(suite, drift, refused):
+    disturbed = {}
+    for r in suite.rows:
+        if r.get("disturbed"):
+            disturbed[r["workload"]] = disturbed.get(r["workload"], 0) + int(r["disturbed"])
+    out = "At the start:\n\n" + "\n".join(suite.state_start) + "\n\nAt the end:\n\n"
+    out += "\n".join(suite.state_end) + "\n\n"
+    out += "- runs kept although other processes used more than 5%% of a CPU during them (after a " \
+           "repeat): %s\n\n" % (", ".join("%s %d" % kv for kv in sorted(disturbed.items())) or "none")
+    lines = [(label, "%.4g" % m, "%.4g" % lo, "%.4g" % hi, "%.1f%%" % dev,
+              "**REFUSED**" if dev > suite.o.tolerance else "ok")
+             for label, m, lo, hi, dev in drift]
+    out += ("No-tracing baselines across rounds (a run is refused when one strays more than %.0f%% "
+            "from its median):\n\n" % suite.o.tolerance)
+    return out + table(["baseline", "median", "min", "max", "largest deviation", "verdict"], lines)
+
+
+def render_markdown(suite, drift, refused):
+    rows = suite.rows
+    head = "# tracer benchmarks, %s\n\n" % os.path.basename(suite.dir)
+    if refused:
+        head += ("**REFUSED: the no-tracing baseline drifted more than %.0f%% across rounds; these "
+                 "numbers are not a measurement. Rerun on a quiet machine.**\n\n" % suite.o.tolerance)
+    head += ("`make bench` (bench/suite.py%s), %d rounds, %.0f s (%s). Every figure is the median "
+             "of the rounds with min and max; configurations interleaved; ratios against peers "
+             "measured in the same run.\n\n" % (
+                 " --quick: a smoke run, numbers not meaningful" if suite.o.quick else "",
+                 suite.o.rounds, suite.seconds,
+                 ", ".join("%s %.0f s" % kv for kv in suite.durations.items())))
+    body = [("events", section_events), ("loop", section_loop), ("ringbuf", section_ringbuf),
+            ("build", section_build), ("saturation", section_saturation),
+            ("report", section_report)]
+    out = head + "## Summary\n\n" + section_summary(rows)
+    for workload, section in body:
+        if pick(rows, workload):
+            out += "## %s\n\n%s" % (TITLES[workload], section(rows))
+    out += "## %s\n\n" % TITLES["ust"]
+    out += "".join("- %s\n" % r["note"] for r in pick(rows, "ust")) + "\n"
+    out += "## Not run here, and problems\n\n"
+    out += "".join("- %s\n" % n for n in suite.notes + suite.failures) + "\n"
+    out += "## The machine\n\n" + section_machine(suite, drift, refused)
+    out += "Each benchmark's own report and CSV: raw/.\n"
+    return out
+
+
+# --- The plot -----------------------------------------------------------------------
+
+PLOT = """set terminal pngcairo size 1400,1000 font ",10"
+set output '%(png)s'
+set multiplot layout 2,2 title "tracer and its peers, %(name)s (median, min-max bars)"
+set style data histogram
+set style histogram errorbars gap 1 lw 1
+set style fill solid 0.6 border -1
+set boxwidth 0.9
+set grid ytics
+set xtics rotate by -30 left noenhanced
+set key top left noenhanced
+set title "1. ns per getppid() call with its tracepoint recorded"
+set yrange [0:*]
+plot '%(dir)s/events.dat' using 2:3:4:xtic(1) title '1 thread', '' using 5:6:7 title '2 threads'
+set title "3. build time overhead vs untraced (%%)"
+set yrange [*<0:*]
+plot '%(dir)s/build.dat' using 2:3:4:xtic(1) title 'make -j2'
+set title "4. our events lost vs achieved rate (4 events per call)"
+set style data yerrorlines
+set xtics norotate
+set xlabel "M events/s"
+set ylabel "lost %%"
+plot '%(dir)s/ladder.dat' using 1:2:3:4 title 'tracer record -a'
+set xlabel ""
+set ylabel ""
+set title "5. reading the build's trace, M events/s"
+set style data histogram
+set xtics rotate by -30 left
+set yrange [0:*]
+plot '%(dir)s/report.dat' using 2:3:4:xtic(1) title 'text (dummy: decode only) to /dev/null'
+unset multiplot
+"""
+
+
+def write_dat(path, lines, nothing):
+    """The panel's data; nothing (a line of zeros) keeps an empty panel drawable."""
+    with open(path, "w") as f:
+        for line in lines or [nothing]:
+            f.write(" ".join('"%s"' % c if isinstance(c, str) else "%.6g" % c for c in line) + "\n")
+
+
+def plot_data(rows, d):
+    events = {}
+    for r in pick(rows, "events"):
+        events.setdefault(r["config"], {})[int(r["threads"])] = r
+    write_dat(os.path.join(d, "events.dat"),
+              [(k,) + tuple(v for t in (1, 2) for v in (
+                  (by[t]["median"], by[t]["min"], by[t]["max"]) if t in by else (0, 0, 0)))
+               for k, by in events.items()], ("not run", 0, 0, 0, 0, 0, 0))
+    times = {r["config"]: r["values"] for r in pick(rows, "build", unit="s")}
+    base = times.get("untraced", [])
+    build = []
+    for k, v in times.items():
+        if k != "untraced" and base:
+            over = [100 * (a / b - 1) for a, b in zip(v, base)]
+            build.append((k, median(over), min(over), max(over)))
+    write_dat(os.path.join(d, "build.dat"), build, ("not run", 0, 0, 0))
+    achieved = {r["param"]: r for r in pick(rows, "saturation", config="ladder-achieved")}
+    write_dat(os.path.join(d, "ladder.dat"), sorted(
+        (achieved[r["param"]]["median"] / 1e6, r["median"], r["min"], r["max"])
+        for r in pick(rows, "saturation", config="ladder-lost") if r["param"] in achieved),
+        (0, 0, 0, 0))
+    write_dat(os.path.join(d, "report.dat"),
+              [(r["config"], r["median"] / 1e6, r["min"] / 1e6, r["max"] / 1e6)
+               for r in pick(rows, "report", unit="events/s")], ("not run", 0, 0, 0))
+
+
+def render_plot(suite, png):
+    """results.png through gnuplot; a problem's description, or None."""
+    d = os.path.join(suite.raw, "plot")
+    os.makedirs(d, exist_ok=True)
+    plot_data(suite.rows, d)
+    script = os.path.join(d, "plot.gp")
+    with open(script, "w") as f:
+        f.write(PLOT % {"png": png, "dir": d, "name": os.path.basename(suite.dir)})
+    try:
+        done = subprocess.run(["gnuplot", script], capture_output=True, text=True)
+    except FileNotFoundError:
+        return "no plot: gnuplot is not installed (apt-get install gnuplot-nox)"
+    if done.returncode:
+        return "no plot: gnuplot failed: %s" % done.stderr[-400:]
+    return None

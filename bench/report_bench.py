@@ -1,0 +1,59 @@
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+"""Workload 5: reading a trace.  `tracer report` and babeltrace2 on the
+same trace (the one the build workload recorded in discard mode), both
+printing text to /dev/null, interleaved over rounds; babeltrace2 with its
+dummy sink shows what decoding alone costs (bench/README.md)."""
+
+import os
+import time
+
+from benchlib import Child, median, row, run_quiet
+
+
+def readers(tracer, trace):
+    return {
+        "tracer-report": ("**tracer report** (text)", [tracer, "report", trace]),
+        "babeltrace2": ("babeltrace2 (text)", ["babeltrace2", trace]),
+        "babeltrace2-dummy": ("babeltrace2 -o dummy (decode only, no text)",
+                              ["babeltrace2", "-o", "dummy", trace]),
+    }
+
+
+def read_once(argv, meter):
+    """Wall seconds of one reading, output to /dev/null."""
+    meter.start()
+    t0 = time.monotonic()
+    child = Child(argv, os.devnull)
+    status = child.reap()
+    secs = time.monotonic() - t0
+    meter.stop([(child.p.pid, child.rusage)])
+    if status:
+        raise RuntimeError("%s exited with status %s" % (" ".join(argv), status))
+    return secs
+
+
+def run(opts, trace, events):
+    """Rows for the suite's CSV: seconds and events/s per reader, ratio to babeltrace2's text."""
+    progs = readers(opts.tracer, trace)
+    order = list(progs)
+    secs = {k: [] for k in order}
+    disturbed = {k: 0 for k in order}
+    for rnd in range(opts.rounds):
+        opts.progress("report, round %d/%d:" % (rnd + 1, opts.rounds))
+        for i in range(len(order)):
+            key = order[(i + rnd) % len(order)]
+            s, meter, _ = run_quiet(lambda m: read_once(progs[key][1], m), key, opts.progress)
+            secs[key].append(s)
+            disturbed[key] += meter.disturbed()
+            opts.progress(" %s %.2f s" % (key, s))
+        opts.progress("\n")
+    rows = []
+    for key in order:
+        ratio = median([a / b for a, b in zip(secs[key], secs["babeltrace2"])])
+        fields = dict(param="%d events" % events, disturbed=disturbed[key], recorded=events,
+                      ratio=ratio, ratio_to="babeltrace2 (text), same round")
+        rows.append(row("report", key, progs[key][0], "s", secs[key], **fields))
+        rows.append(row("report", key, progs[key][0], "events/s", [events / s for s in secs[key]],
+                        param="%d events" % events))
+    return rows
+
