@@ -1123,11 +1123,41 @@ static int tracer_setup(struct config *c)
 	return 0;
 }
 
+/*
+ * Wait in 5 ms steps, at most `tries` of them, until ready(arg) says the
+ * child (child_pid) has attached; if it exits first, show its log's end.
+ */
+static int await_attached(bool (*ready)(const void *arg), const void *arg,
+			  const char *what, const char *log, int tries)
+{
+	int i, status;
+
+	for (i = 0; i < tries; i++) {
+		if (ready(arg))
+			return 0;
+		if (!child_alive(child_pid, &status)) {
+			child_pid = 0;
+			progress("\n%s exited before attaching:\n", what);
+			log_tail(log, "  ");
+			return -ECHILD;
+		}
+		sleep_ms(5);
+	}
+	stop_child(SIGKILL, 1000, NULL);
+	return -ETIMEDOUT;
+}
+
+static bool holds_bpf_link(const void *unused)
+{
+	(void)unused;
+	return count_bpf_links(child_pid) > 0;
+}
+
 /* Start the CLI, wait until its program is attached; it consumes to disk until SIGINT. */
 static int tracer_start(void)
 {
 	char *argv[8 + 2 * LADDER_EVENTS];
-	int i, n = 0, status;
+	int i, n = 0;
 
 	argv[n++] = opt.tracer;
 	argv[n++] = "record";
@@ -1144,19 +1174,7 @@ static int tracer_start(void)
 	child_pid = spawn(argv, tracer_log);
 	if (child_pid < 0)
 		return -errno;
-	for (i = 0; i < 3000; i++) {
-		if (count_bpf_links(child_pid) > 0)
-			return 0;
-		if (!child_alive(child_pid, &status)) {
-			child_pid = 0;
-			progress("\ntracer record exited before attaching:\n");
-			log_tail(tracer_log, "  ");
-			return -ECHILD;
-		}
-		sleep_ms(5);
-	}
-	stop_child(SIGKILL, 1000, NULL);
-	return -ETIMEDOUT;
+	return await_attached(holds_bpf_link, NULL, "tracer record", tracer_log, 3000);
 }
 
 /*
@@ -1853,27 +1871,19 @@ static int bpftrace_setup(struct config *c)
 	return 0;
 }
 
+static bool said_ready(const void *log)
+{
+	return file_has(log, "ready");
+}
+
 /* bpftrace runs BEGIN once every probe is attached: "ready" means recording. */
 static int bpftrace_start(void)
 {
 	char *argv[] = { "bpftrace", "-e", bt_prog, NULL };
-	int i, status;
 
 	unlink(bt_log);		/* the last run's "ready" is not this one's */
 	child_pid = spawn(argv, bt_log);
-	for (i = 0; i < 6000; i++) {
-		if (file_has(bt_log, "ready"))
-			return 0;
-		if (!child_alive(child_pid, &status)) {
-			child_pid = 0;
-			progress("\nbpftrace exited before attaching:\n");
-			log_tail(bt_log, "  ");
-			return -ECHILD;
-		}
-		sleep_ms(5);
-	}
-	stop_child(SIGKILL, 1000, NULL);
-	return -ETIMEDOUT;
+	return await_attached(said_ready, bt_log, "bpftrace", bt_log, 6000);
 }
 
 /* On SIGINT bpftrace prints its map: "@[tid]: count" lines. */
