@@ -270,6 +270,20 @@ low_rate_event_arrives_within_flush_period() {
 }
 check "one event a second reaches the trace files within the flush period" low_rate_event_arrives_within_flush_period
 
+# On a terminal (script(1) gives it one) a status line is redrawn every
+# second; without one, stderr has the summary only.
+status_line_on_a_terminal() {
+	script -qec "$TRACER record -e syscalls:sys_enter_getppid -o $work/tty -- $GETPPID 2500 1" \
+		/dev/null >"$work/tty.out" 2>&1 || return 1
+	local lines
+	lines=$(tr '\r' '\n' <"$work/tty.out" |
+		grep -cE '^\[ [0-9.]+ s  [0-9]+ events/s  [0-9.]+ MiB written  0 lost \]')
+	"$TRACER" record -e syscalls:sys_enter_getppid -o "$work/notty" -- "$GETPPID" 10 2>"$work/notty.err" &&
+		[ "$lines" -ge 2 ] && ! grep -q 'events/s' "$work/notty.err" ||
+		{ echo "# $lines status lines"; tr '\r' '\n' <"$work/tty.out" | head -n 5 | diag; return 1; }
+}
+check "on a terminal a live status line shows elapsed time, events/s, bytes and losses" status_line_on_a_terminal
+
 # --- list --------------------------------------------------------------------------
 
 list_by_glob() {
