@@ -14,11 +14,16 @@
  * memory.  Tracepoint programs do not nest on a CPU (the kernel skips a
  * program while another runs there), so one scratch record per CPU is
  * enough.
+ *
+ * Linux 6.1 lets only tp_btf/fentry programs call module kfuncs.  There
+ * (tr_kmod_via_perf) this program only filters: returning non-zero lets
+ * the kernel hand the record to the tracepoint's perf events, among them
+ * the module's, which writes it (kmod/tracepoints.c).
  */
 #include "ringbuf.bpf.h"
 #include <bpf/bpf_tracing.h>
 #include <tracer/kmod.h>
-#include "record.h"
+#include <tracer/record.h>
 
 /* The recorder's own process: never recorded. */
 const volatile __u32 tr_self_tgid;
@@ -33,6 +38,8 @@ const volatile bool tr_filter_comm;
 const volatile char tr_comm[16];
 /* Write through the module's kfunc rather than into trb_regions. */
 const volatile bool tr_use_kmod;
+/* ... or let the module's perf event on the tracepoint write (Linux 6.1). */
+const volatile bool tr_kmod_via_perf;
 /*
  * Set by the loader when recording stops: detaching many tracepoints takes
  * a while (an RCU grace period each), and what fires meanwhile is after
@@ -107,13 +114,11 @@ static __always_inline __u32 record_size(void *ctx, const struct tr_event_shape 
 	int i;
 
 	for (i = 0; i < TR_MAX_DYN && i < shape->ndyn; i++) {
-		__u16 at = shape->dyn_offset[i] & ~TR_DYN_RELATIVE;
 		__u32 loc = 0, end;
 
-		bpf_probe_read_kernel(&loc, sizeof(loc), ctx + at);
-		end = (loc & 0xffff) + (loc >> 16);
-		if (shape->dyn_offset[i] & TR_DYN_RELATIVE)
-			end += at + sizeof(loc);
+		bpf_probe_read_kernel(&loc, sizeof(loc),
+				      ctx + (shape->dyn_offset[i] & ~TR_DYN_RELATIVE));
+		end = tr_dyn_end(loc, shape->dyn_offset[i]);
 		if (end > size)
 			size = end;
 	}
@@ -173,7 +178,11 @@ int tr_tracepoint(void *ctx)
 	const struct tr_event_shape *shape;
 	__u32 size;
 
-	if (tr_stopped || !wanted())
+	if (tr_stopped)
+		return 0;
+	if (tr_kmod_via_perf)
+		return wanted();
+	if (!wanted())
 		return 0;
 	shape = bpf_map_lookup_elem(&tr_events, &id);
 	if (!shape)

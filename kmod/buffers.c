@@ -34,8 +34,10 @@
 
 static DEFINE_PER_CPU(int, tr_nesting);
 
+/* Write a record made of head and tail (tail may be empty). */
 static notrace int tr_kbuf_write(struct tr_kbuf *kb, u32 event_id,
-				 const void *data, u32 size)
+				 const void *head, u32 head_size,
+				 const void *tail, u32 tail_size)
 {
 	struct trb_slot slot;
 	int err;
@@ -45,9 +47,10 @@ static notrace int tr_kbuf_write(struct tr_kbuf *kb, u32 event_id,
 		trb_local_add(&kb->buf.ctl->lost_busy, 1);
 		err = -EBUSY;
 	} else {
-		err = trb_reserve(&kb->buf, &slot, event_id, size);
+		err = trb_reserve(&kb->buf, &slot, event_id, head_size + tail_size);
 		if (!err) {
-			memcpy(trb_payload(&slot), data, size);
+			memcpy(trb_payload(&slot), head, head_size);
+			memcpy(trb_payload(&slot) + head_size, tail, tail_size);
 			trb_commit(&kb->buf, &slot);
 		}
 	}
@@ -59,7 +62,8 @@ static notrace int tr_kbuf_write(struct tr_kbuf *kb, u32 event_id,
 static struct tr_session __rcu *tr_active;
 
 static notrace int tr_active_write_as(bool selftest, u32 event_id,
-				      const void *data, u32 size)
+				      const void *head, u32 head_size,
+				      const void *tail, u32 tail_size)
 {
 	struct tr_session *s;
 	int err = -ENODEV;
@@ -70,7 +74,8 @@ static notrace int tr_active_write_as(bool selftest, u32 event_id,
 		event_id = s->selftest_event_id;
 	if (s && event_id != TR_KMOD_NO_EVENT)
 		err = READ_ONCE(s->finished) ? -ESHUTDOWN :
-		      tr_kbuf_write(&s->cpu[smp_processor_id()], event_id, data, size);
+		      tr_kbuf_write(&s->cpu[smp_processor_id()], event_id,
+				    head, head_size, tail, tail_size);
 	preempt_enable_notrace();
 	return err;
 }
@@ -78,13 +83,20 @@ NOKPROBE_SYMBOL(tr_active_write_as);
 
 notrace int tr_active_write(u32 event_id, const void *data, u32 size)
 {
-	return tr_active_write_as(false, event_id, data, size);
+	return tr_active_write_as(false, event_id, data, size, NULL, 0);
 }
 NOKPROBE_SYMBOL(tr_active_write);
 
+notrace int tr_active_write_split(u32 event_id, const void *head, u32 head_size,
+				  const void *tail, u32 tail_size)
+{
+	return tr_active_write_as(false, event_id, head, head_size, tail, tail_size);
+}
+NOKPROBE_SYMBOL(tr_active_write_split);
+
 notrace int tr_active_write_selftest(const void *data, u32 size)
 {
-	return tr_active_write_as(true, 0, data, size);
+	return tr_active_write_as(true, 0, data, size, NULL, 0);
 }
 NOKPROBE_SYMBOL(tr_active_write_selftest);
 
@@ -193,6 +205,7 @@ struct tr_session *tr_session_create(const struct tr_kmod_setup *setup)
 	s->flush_period = ms_to_ktime(setup->flush_ms ? setup->flush_ms : 100);
 	s->selftest_event_id = setup->selftest_event_id;
 	mutex_init(&s->reader_lock);
+	tr_tracepoints_init(&s->tracepoints);
 	init_waitqueue_head(&s->readers);
 	s->cpu = kcalloc(s->ncpu, sizeof(*s->cpu), GFP_KERNEL);
 	if (!s->cpu) {
@@ -218,6 +231,7 @@ void tr_session_destroy(struct tr_session *s)
 {
 	unsigned int cpu;
 
+	tr_tracepoints_release(&s->tracepoints);
 	for_each_possible_cpu(cpu) {
 		if (s->cpu[cpu].session)
 			hrtimer_cancel(&s->cpu[cpu].tick);
@@ -301,6 +315,7 @@ void tr_session_flush(struct tr_session *s)
 void tr_session_finish(struct tr_session *s)
 {
 	WRITE_ONCE(s->finished, true);
+	tr_tracepoints_release(&s->tracepoints);
 	/* Writers already past the check finish before the flush runs. */
 	synchronize_rcu();
 	tr_session_flush(s);

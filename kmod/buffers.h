@@ -9,6 +9,8 @@
 #include <tracer/kmod.h>
 #include <tracer/ringbuf.h>
 
+#include "tracepoints.h"
+
 /* One CPU's buffer: a region laid out as layout.h says, and its timer. */
 struct tr_kbuf {
 	struct trb_buf buf;
@@ -29,6 +31,7 @@ struct tr_session {
 	bool finished;			/* writers refuse records from now on */
 	u32 selftest_event_id;		/* TR_KMOD_NO_EVENT: the session has none */
 	struct mutex reader_lock;	/* one reader at a time (ringbuf.h) */
+	struct tr_tracepoints tracepoints;	/* fed by perf events (6.1) */
 	wait_queue_head_t readers;
 };
 
@@ -36,6 +39,9 @@ struct tr_session {
 int tr_session_publish(struct tr_session *s);
 void tr_session_unpublish(struct tr_session *s);
 int tr_active_write(u32 event_id, const void *data, u32 size);
+/* The same, the record's bytes being head then tail. */
+int tr_active_write_split(u32 event_id, const void *head, u32 head_size,
+			  const void *tail, u32 tail_size);
 /* A self-test record, under the id the active session gave it. */
 int tr_active_write_selftest(const void *data, u32 size);
 

@@ -9,7 +9,8 @@
  * BTF_KFUNCS_START mandatory (before it, BTF_SET8_START); 6.2 added the
  * hook common to every program type (BPF_PROG_TYPE_UNSPEC), so classic
  * tracepoint programs can call module kfuncs there, while 6.1 lets only
- * BPF_PROG_TYPE_TRACING programs (tp_btf, fentry, fexit) call them.
+ * BPF_PROG_TYPE_TRACING programs (tp_btf, fentry, fexit) call them
+ * (tracepoints.c writes tracepoint records there instead).
  */
 #include <linux/bpf.h>
 #include <linux/btf.h>

@@ -84,6 +84,15 @@ static long tr_dev_subbuf(struct tr_session *s, unsigned int cmd, void __user *a
 	return copy_to_user(arg, &sb, sizeof(sb)) ? -EFAULT : 0;
 }
 
+static long tr_dev_add_tracepoint(struct tr_session *s, void __user *arg)
+{
+	struct tr_kmod_tracepoint tp;
+
+	if (copy_from_user(&tp, arg, sizeof(tp)))
+		return -EFAULT;
+	return tr_tracepoints_add(&s->tracepoints, &tp);
+}
+
 static long tr_dev_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct tr_session *s = READ_ONCE(file->private_data);
@@ -108,6 +117,8 @@ static long tr_dev_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case TR_KMOD_IOC_FINISH:
 		tr_session_finish(s);
 		return 0;
+	case TR_KMOD_IOC_ADD_TRACEPOINT:
+		return tr_dev_add_tracepoint(s, (void __user *)arg);
 	}
 	return -ENOTTY;
 }

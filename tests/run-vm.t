@@ -247,7 +247,7 @@ for pattern in "${kernel_patterns[@]}"; do
 	relay_guest_checks
 
 	backends=bpf
-	[ -e "$vm/kmod/tracer.ko" ] && [ "${kver%%-*}" != 6.1.0 ] && backends="bpf kmod"
+	[ -e "$vm/kmod/tracer.ko" ] && backends="bpf kmod"
 	for backend in $backends; do
 		suffix=${backend/bpf/}
 		g=getppid${suffix:+-$suffix}

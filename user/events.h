@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <linux/types.h>
-#include "record.h"
+#include <tracer/record.h>
 
 struct tep_event;
 

@@ -135,6 +135,14 @@ int tr_kmodbuf_wait(struct tr_kmodbuf *kb, int timeout_ms)
 	return n < 0 ? -errno : n;
 }
 
+int tr_kmodbuf_add_tracepoint(struct tr_kmodbuf *kb, __u32 event_id,
+			      const struct tr_event_shape *shape)
+{
+	struct tr_kmod_tracepoint tp = { .event_id = event_id, .shape = *shape };
+
+	return ioctl(kb->fd, TR_KMOD_IOC_ADD_TRACEPOINT, &tp) ? -errno : 0;
+}
+
 int tr_kmodbuf_finish(struct tr_kmodbuf *kb)
 {
 	return ioctl(kb->fd, TR_KMOD_IOC_FINISH) ? -errno : 0;

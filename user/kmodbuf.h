@@ -51,6 +51,13 @@ void tr_kmodbuf_put_subbuf(struct tr_kmodbuf *kb, unsigned int cpu, __u64 pos);
  */
 int tr_kmodbuf_wait(struct tr_kmodbuf *kb, int timeout_ms);
 
+/*
+ * Have the module write this tracepoint's records from its own perf
+ * events (kernels whose tracepoint programs cannot call kfuncs).
+ */
+int tr_kmodbuf_add_tracepoint(struct tr_kmodbuf *kb, __u32 event_id,
+			      const struct tr_event_shape *shape);
+
 /* Stop writers and flush every buffer: what is left is ready to read. */
 int tr_kmodbuf_finish(struct tr_kmodbuf *kb);
 

@@ -48,6 +48,7 @@ struct session {
 	struct tr_event_set events;
 	struct record *skel;
 	int use_kmod;			/* backend: the module, else BPF regions */
+	int kmod_via_perf;		/* the module writes from its perf events (6.1) */
 	char clock_desc[160];
 	struct tr_bpfbuf bufs;
 	struct tr_kmodbuf kbufs;
@@ -267,6 +268,7 @@ static int configure(struct session *s, const struct trb_config *cfg)
 
 	TR_BPFBUF_SET_GEOMETRY(skel->rodata, cfg);
 	skel->rodata->tr_use_kmod = s->use_kmod;
+	skel->rodata->tr_kmod_via_perf = s->kmod_via_perf;
 	skel->rodata->tr_self_tgid = getpid();
 	skel->rodata->tr_filter_pids = !o->system_wide && (o->pid || o->command);
 	skel->rodata->tr_follow_forks = !o->system_wide && !o->pid && o->command;
@@ -345,14 +347,23 @@ static int choose_backend(struct session *s)
 
 /*
  * Programs that call the module's kfuncs load on Linux 6.2 and later; on
- * 6.1 only tp_btf/fentry programs may call module kfuncs.  auto then
- * records through BPF regions instead.
+ * 6.1 only tp_btf/fentry programs may call module kfuncs, so there the
+ * programs only filter and the module takes the records from its own perf
+ * events on the tracepoints.  If that fails too, auto records through BPF
+ * regions instead.
  */
 static int load_for_backend(struct session *s, const struct trb_config *cfg)
 {
 	int err = load_programs(s, cfg);
 
+	if (err && s->use_kmod && !geteuid()) {
+		s->kmod_via_perf = 1;
+		err = load_programs(s, cfg);
+		if (!err)
+			say("note: this kernel's tracepoint programs cannot call the module's kfuncs; the module takes the records from its perf events, the programs filter");
+	}
 	if (err && s->use_kmod && !geteuid() && s->o->backend == TR_BACKEND_AUTO) {
+		s->kmod_via_perf = 0;
 		say("note: this kernel does not let tracepoint programs call the module's kfuncs (%s); recording through BPF buffers",
 		    strerror(-err));
 		s->use_kmod = 0;
@@ -416,6 +427,7 @@ static int load_bpf(struct session *s, const struct trb_config *cfg)
 static int attach(struct session *s)
 {
 	unsigned int i;
+	int err;
 	__u32 child;
 	__u8 yes = 1;
 
@@ -441,6 +453,12 @@ static int attach(struct session *s)
 		if (!s->links[i]) {
 			say("cannot attach to %s:%s: %s", ev->system, ev->name, strerror(errno));
 			return -errno;
+		}
+		err = s->kmod_via_perf ? tr_kmodbuf_add_tracepoint(&s->kbufs, ev->id, &ev->shape) : 0;
+		if (err) {
+			say("the module cannot open perf events on %s:%s: %s", ev->system, ev->name,
+			    strerror(-err));
+			return err;
 		}
 	}
 	return 0;

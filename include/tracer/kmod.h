@@ -18,6 +18,7 @@
 #include <linux/types.h>
 #include <linux/ioctl.h>
 #endif
+#include "record.h"
 
 #define TR_KMOD_DEVICE		"/dev/tracer"
 #define TR_KMOD_NAME		"tracer"
@@ -66,6 +67,18 @@ struct tr_kmod_clock_info {
 	__u64 now_ns;			/* the clock when the ioctl ran */
 };
 
+/*
+ * Feed one tracepoint's records into the session from an in-kernel perf
+ * event per CPU, for kernels whose tracepoint programs cannot call the
+ * kfuncs (6.1): the tracepoint's BPF program then only filters, by its
+ * return value, and the module writes what passes.
+ */
+struct tr_kmod_tracepoint {
+	__u32 event_id;			/* ours, for the records */
+	__u32 pad;
+	struct tr_event_shape shape;	/* shape.kernel_id: the tracefs event id */
+};
+
 #define TR_KMOD_IOC_MAGIC	'T'
 #define TR_KMOD_IOC_SETUP	_IOWR(TR_KMOD_IOC_MAGIC, 1, struct tr_kmod_setup)
 /* -EAGAIN when no sub-buffer of that CPU is ready. */
@@ -76,6 +89,7 @@ struct tr_kmod_clock_info {
 #define TR_KMOD_IOC_CLOCK	_IOR(TR_KMOD_IOC_MAGIC, 5, struct tr_kmod_clock_info)
 /* Stop accepting records; poll() then reports POLLHUP once all is read. */
 #define TR_KMOD_IOC_FINISH	_IO(TR_KMOD_IOC_MAGIC, 6)
+#define TR_KMOD_IOC_ADD_TRACEPOINT _IOW(TR_KMOD_IOC_MAGIC, 7, struct tr_kmod_tracepoint)
 
 #ifdef __VMLINUX_H__
 /*

@@ -1,10 +1,16 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * What bpf/record.bpf.c and its loader (user/record.c) share: how the
- * generic tracepoint program finds the size of a raw tracepoint record.
+ * How the size of a raw tracepoint record is found: shared by the generic
+ * tracepoint program (bpf/record.bpf.c), its loader (user/events.c) and,
+ * on kernels where tracepoint programs cannot call its kfuncs, the module
+ * (kmod/tracepoints.c).
  */
 #ifndef TRACER_RECORD_H
 #define TRACER_RECORD_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
 
 /* Tracepoints one recording can enable; an event's id indexes tr_events. */
 #define TR_MAX_EVENTS		4096
@@ -23,5 +29,15 @@ struct tr_event_shape {
 	__u32 ndyn;
 	__u16 dyn_offset[TR_MAX_DYN];	/* of each locator, | TR_DYN_RELATIVE */
 };
+
+/* Where the data of the dynamic field located by the u32 loc ends. */
+static inline __u32 tr_dyn_end(__u32 loc, __u16 dyn_offset)
+{
+	__u32 end = (loc & 0xffff) + (loc >> 16);
+
+	if (dyn_offset & TR_DYN_RELATIVE)
+		end += (dyn_offset & ~TR_DYN_RELATIVE) + sizeof(loc);
+	return end;
+}
 
 #endif /* TRACER_RECORD_H */
