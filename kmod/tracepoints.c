@@ -13,6 +13,7 @@
  * measures the record and calls the writers' path.
  */
 #include <linux/cpu.h>
+#include <linux/kprobes.h>
 #include <linux/perf_event.h>
 #include <linux/trace_events.h>
 #include <linux/slab.h>
@@ -68,6 +69,7 @@ static notrace void tr_feed_overflow(struct perf_event *event,
 	tr_active_write_split(f->event_id, &common, sizeof(common),
 			      (const u8 *)raw->frag.data + sizeof(common), size - sizeof(common));
 }
+NOKPROBE_SYMBOL(tr_feed_overflow);
 
 static void tr_feed_release(struct tr_feed *f)
 {
