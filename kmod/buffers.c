@@ -128,15 +128,6 @@ void tr_session_unpublish(struct tr_session *s)
 
 /* --- Per-CPU timer: flush and wake the reader ------------------------------ */
 
-static bool tr_kbuf_ready(const struct tr_kbuf *kb)
-{
-	const struct trb_buf *b = &kb->buf;
-	u64 consumed = trb_read_acquire(&b->ctl->consumed);
-	u64 cc_sb = trb_read_acquire(&b->ctl->commit[trb_sb_index(b, consumed)].cc_sb);
-
-	return ((cc_sb - b->subbuf_size) & b->commit_mask) == trb_lap_commit(b, consumed);
-}
-
 /* The writer is in the last sub-buffer it may enter (S0 Algorithm 5). */
 static bool tr_kbuf_full(const struct tr_kbuf *kb)
 {
@@ -146,16 +137,23 @@ static bool tr_kbuf_full(const struct tr_kbuf *kb)
 	       b->buf_size - b->subbuf_size;
 }
 
+/* On kb's CPU: writers there may be interrupted here, flush is one of them. */
+static void tr_kbuf_flush_here(void *arg)
+{
+	struct tr_kbuf *kb = arg;
+
+	this_cpu_inc(tr_nesting);
+	trb_flush(&kb->buf);
+	this_cpu_dec(tr_nesting);
+}
+
 static enum hrtimer_restart tr_kbuf_tick(struct hrtimer *timer)
 {
 	struct tr_kbuf *kb = container_of(timer, struct tr_kbuf, tick);
 	struct tr_session *s = kb->session;
 
-	/* Writers on this CPU may be interrupted here: flush is one of them. */
-	this_cpu_inc(tr_nesting);
-	trb_flush(&kb->buf);
-	this_cpu_dec(tr_nesting);
-	if (tr_kbuf_ready(kb))
+	tr_kbuf_flush_here(kb);
+	if (trb_subbuf_ready(&kb->buf))
 		wake_up_interruptible(&s->readers);
 	hrtimer_forward_now(timer, s->flush_period);
 	return HRTIMER_RESTART;
@@ -287,15 +285,6 @@ int tr_session_put_subbuf(struct tr_session *s, const struct tr_kmod_subbuf *sb)
 	return err;
 }
 
-static void tr_kbuf_flush_here(void *arg)
-{
-	struct tr_kbuf *kb = arg;
-
-	this_cpu_inc(tr_nesting);
-	trb_flush(&kb->buf);
-	this_cpu_dec(tr_nesting);
-}
-
 /* Flush each buffer on its CPU; an offline CPU has no writers to race. */
 void tr_session_flush(struct tr_session *s)
 {
@@ -327,7 +316,7 @@ __poll_t tr_session_poll_mask(struct tr_session *s)
 	unsigned int cpu;
 
 	for_each_possible_cpu(cpu) {
-		if (tr_kbuf_ready(&s->cpu[cpu]))
+		if (trb_subbuf_ready(&s->cpu[cpu].buf))
 			mask |= EPOLLIN | EPOLLRDNORM;
 		if (tr_kbuf_full(&s->cpu[cpu]))
 			mask |= EPOLLPRI;

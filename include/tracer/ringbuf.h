@@ -371,6 +371,12 @@ static inline void trb_deliver(const struct trb_buf *b, __u32 idx, __u64 pos,
 	trb_write_release(&ctl->commit[idx].cc_sb, cc);
 }
 
+/* Does commit count cc show pos's sub-buffer complete in pos's lap (I3)? */
+static inline int trb_complete(const struct trb_buf *b, __u64 pos, __u64 cc)
+{
+	return ((cc - b->subbuf_size) & b->commit_mask) == trb_lap_commit(b, pos);
+}
+
 /* Commit bytes to the sub-buffer that pos lies in, delivering it if complete. */
 static inline void trb_commit_bytes(const struct trb_buf *b, __u64 pos,
 				    __u64 bytes)
@@ -378,7 +384,7 @@ static inline void trb_commit_bytes(const struct trb_buf *b, __u64 pos,
 	__u32 idx = trb_sb_index(b, pos);
 	__u64 cc = trb_local_add_return(&b->ctl->commit[idx].cc, bytes);
 
-	if (((cc - b->subbuf_size) & b->commit_mask) == trb_lap_commit(b, pos))
+	if (trb_complete(b, pos, cc))
 		trb_deliver(b, idx, pos, cc);
 }
 
@@ -588,8 +594,7 @@ static inline int trb_get_subbuf(const struct trb_buf *b, __u64 *pos,
 		__u64 cc_sb = trb_read_acquire(&ctl->commit[idx].cc_sb);
 		__u64 id, spare;
 
-		if (((cc_sb - b->subbuf_size) & b->commit_mask) !=
-		    trb_lap_commit(b, consumed))
+		if (!trb_complete(b, consumed, cc_sb))
 			return -EAGAIN;
 		id = trb_read_acquire(&ctl->sbid[idx]);
 		/* A writer took it for a later lap: it pushed consumed first. */
@@ -604,6 +609,15 @@ static inline int trb_get_subbuf(const struct trb_buf *b, __u64 *pos,
 		*packet = trb_phys_addr(b, trb_sbid_phys(id));
 		return 0;
 	}
+}
+
+/* Is the sub-buffer at consumed delivered, for trb_get_subbuf() to take (I4)? */
+static inline int trb_subbuf_ready(const struct trb_buf *b)
+{
+	__u64 consumed = trb_read_acquire(&b->ctl->consumed);
+
+	return trb_complete(b, consumed,
+			    trb_read_acquire(&b->ctl->commit[trb_sb_index(b, consumed)].cc_sb));
 }
 
 /* Give back the sub-buffer taken at pos; it becomes the reader's spare. */
