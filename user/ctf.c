@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 #include <event-parse.h>
@@ -26,6 +27,7 @@ static const char metadata_head[] =
 "typealias integer { size = 32; align = 8; signed = true; } := int32_t;\n"
 "typealias integer { size = 64; align = 8; signed = true; } := int64_t;\n"
 "typealias integer { size = 8; align = 8; signed = false; encoding = UTF8; } := char_t;\n"
+"typealias integer { size = 8; align = 8; signed = false; base = 16; } := byte_t;\n"
 "\n"
 "trace {\n"
 "\tmajor = 1;\n"
@@ -94,7 +96,7 @@ static void write_field(FILE *out, const struct tr_ctf_field *f)
 		fprintf(out, "\t\tchar_t _%s[%u];\n", f->name, f->size);
 		break;
 	case TR_CTF_BYTES:
-		fprintf(out, "\t\tuint8_t _%s[%u];\n", f->name, f->size);
+		fprintf(out, "\t\tbyte_t _%s[%u];\n", f->name, f->size);
 		break;
 	case TR_CTF_STRING:
 		fprintf(out, "\t\tstring _%s;\n", f->name);
@@ -107,7 +109,7 @@ static void write_field(FILE *out, const struct tr_ctf_field *f)
 		fprintf(out, "\t\tchar_t _%s[_%s_length];\n", f->name, f->name);
 		break;
 	case TR_CTF_DYN_BYTES:
-		fprintf(out, "\t\tuint8_t _%s[_%s_length];\n", f->name, f->name);
+		fprintf(out, "\t\tbyte_t _%s[_%s_length];\n", f->name, f->name);
 		break;
 	}
 }
@@ -128,6 +130,24 @@ static int add_field(struct tr_ctf_field *fields, unsigned int *n, unsigned int 
 	return 0;
 }
 
+/*
+ * Whether an array field holds text: its elements are plain `char`.
+ * libtraceevent flags u8 and unsigned char arrays as strings too, but
+ * those hold bytes (addresses, hashes), whose zeros are data.
+ */
+static int is_text_array(const struct tep_format_field *f)
+{
+	const char *type = f->type;
+	static const char *const qualifiers[] = { "__data_loc ", "__rel_loc ", "const ",
+						  "volatile ", "signed " };
+	unsigned int i;
+
+	for (i = 0; i < sizeof(qualifiers) / sizeof(qualifiers[0]); i++)
+		if (!strncmp(type, qualifiers[i], strlen(qualifiers[i])))
+			type += strlen(qualifiers[i]);
+	return !strncmp(type, "char", 4) && (type[4] == ' ' || type[4] == '[');
+}
+
 /* How a fixed field of the format reads in CTF. */
 static struct tr_ctf_field fixed_field(const struct tep_format_field *f)
 {
@@ -135,7 +155,7 @@ static struct tr_ctf_field fixed_field(const struct tep_format_field *f)
 
 	if (f->flags & TEP_FIELD_IS_DYNAMIC)
 		return (struct tr_ctf_field) { f->name, TR_CTF_LOC, 4 };
-	if ((f->flags & TEP_FIELD_IS_ARRAY) && (f->flags & TEP_FIELD_IS_STRING))
+	if ((f->flags & TEP_FIELD_IS_ARRAY) && is_text_array(f))
 		return (struct tr_ctf_field) { f->name, TR_CTF_CHARS, f->size };
 	if ((f->flags & TEP_FIELD_IS_ARRAY) || !integer)
 		return (struct tr_ctf_field) { f->name, TR_CTF_BYTES, f->size };
@@ -167,7 +187,7 @@ int tr_ctf_fields_from_format(const struct tep_event *ev,
 	for (f = ev->format.fields; f && !err; f = f->next)
 		if (f->flags & TEP_FIELD_IS_DYNAMIC)
 			err = add_field(fields, &n, max, (struct tr_ctf_field) {
-				f->name, f->flags & TEP_FIELD_IS_STRING ?
+				f->name, is_text_array(f) ?
 					 TR_CTF_DYN_CHARS : TR_CTF_DYN_BYTES, 0 });
 	return err ? err : (int)n;
 }

@@ -16,7 +16,7 @@ enum tr_ctf_kind {
 	TR_CTF_UINT,		/* unsigned little-endian integer of size bytes */
 	TR_CTF_INT,		/* signed little-endian integer of size bytes */
 	TR_CTF_CHARS,		/* char[size], text up to the first NUL */
-	TR_CTF_BYTES,		/* uint8_t[size] */
+	TR_CTF_BYTES,		/* bytes[size], integers shown in hex */
 	TR_CTF_STRING,		/* NUL-terminated, variable length */
 	TR_CTF_LOC,		/* a tracepoint __data_loc: u16 offset, u16 length */
 	TR_CTF_DYN_CHARS,	/* the data of LOC field `name`: text */
