@@ -49,6 +49,23 @@ struct {
 	__uint(max_entries, 1);			/* set by the loader: CPUs */
 } trb_regions SEC(".maps");
 
+/*
+ * Delivery notices.  With trb_notify set, the writer whose commit
+ * delivers a sub-buffer puts its CPU number into this BPF ring buffer.
+ * The ring buffer wakes its reader through irq_work, which the kernel
+ * defers safely from any context, and only when the reader has drained
+ * the notices before: so the reader sleeps until a sub-buffer is ready,
+ * wakes once per batch of them, and no probe ever wakes anyone itself.
+ * A notice that does not fit is dropped: the reader also wakes on its
+ * flush period, and the sub-buffer waits for it.
+ */
+const volatile bool trb_notify;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096);
+} trb_delivered SEC(".maps");
+
 struct trb_bpf {
 	struct tr_buf_ctl *ctl;
 	char *data;
@@ -203,6 +220,8 @@ static __always_inline void trb_bpf_deliver(const struct trb_bpf *b, __u32 idx,
 	ctl->sbid[idx] = phys | TR_SBID_NOREF | trb_bpf_lap_tag(pos) << TR_SBID_LAP_SHIFT;
 	/* An exchange is a full barrier: it publishes all of the above. */
 	__sync_lock_test_and_set(&ctl->commit[idx].cc_sb, cc);
+	if (trb_notify)
+		bpf_ringbuf_output(&trb_delivered, &ctl->cpu, sizeof(ctl->cpu), 0);
 }
 
 static __always_inline void trb_bpf_commit_bytes(const struct trb_bpf *b,

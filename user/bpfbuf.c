@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <bpf/libbpf.h>
 
 #include "bpfbuf.h"
 
@@ -54,7 +55,31 @@ int tr_bpfbuf_open(struct tr_bpfbuf *bb, const struct bpf_map *map,
 
 void tr_bpfbuf_close(struct tr_bpfbuf *bb)
 {
+	ring_buffer__free(bb->notices);
+	bb->notices = NULL;
 	munmap(bb->base, bb->map_bytes);
 	free(bb->cpu);
 	bb->cpu = NULL;
+}
+
+/* What a notice says (which CPU) is not needed: the reader tries them all. */
+static int ignore_notice(void *ctx, void *data, size_t size)
+{
+	(void)ctx;
+	(void)data;
+	(void)size;
+	return 0;
+}
+
+int tr_bpfbuf_watch_deliveries(struct tr_bpfbuf *bb, const struct bpf_map *notices)
+{
+	bb->notices = ring_buffer__new(bpf_map__fd(notices), ignore_notice, NULL, NULL);
+	if (!bb->notices)
+		return -errno;
+	return ring_buffer__epoll_fd(bb->notices);
+}
+
+void tr_bpfbuf_drain_notices(struct tr_bpfbuf *bb)
+{
+	ring_buffer__consume(bb->notices);
 }

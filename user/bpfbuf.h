@@ -16,6 +16,7 @@ struct tr_bpfbuf {
 	size_t region_bytes;
 	unsigned int ncpu;
 	struct trb_buf *cpu;		/* one handle per CPU */
+	struct ring_buffer *notices;	/* delivery notices, once watched */
 };
 
 /*
@@ -41,5 +42,14 @@ int tr_bpfbuf_open(struct tr_bpfbuf *bb, const struct bpf_map *map,
 		   const struct trb_config *cfg, unsigned int ncpu,
 		   __u64 (*clock)(void));
 void tr_bpfbuf_close(struct tr_bpfbuf *bb);
+
+/*
+ * The writers' delivery notices (ringbuf.bpf.h: trb_notify, trb_delivered):
+ * returns a descriptor that polls readable when a sub-buffer was
+ * delivered, or -errno.  Drain the notices after each wake-up: the next
+ * notice wakes the reader only once it has drained the ones before.
+ */
+int tr_bpfbuf_watch_deliveries(struct tr_bpfbuf *bb, const struct bpf_map *notices);
+void tr_bpfbuf_drain_notices(struct tr_bpfbuf *bb);
 
 #endif /* TRACER_BPFBUF_H */

@@ -25,6 +25,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <sys/pidfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -39,6 +41,8 @@
 #include "packet.h"
 #include "ubuf.h"
 #include "cpus.h"
+#include "misses.h"
+#include "waiter.h"
 #include "record.skel.h"
 
 #define MAX_FIELDS	128
@@ -55,9 +59,21 @@ struct session {
 	struct bpf_link **links;
 	unsigned int ncpu;
 	int *stream_fd;
+	struct tr_waiter waiter;
+	pthread_t attacher;		/* attaches while the consumer runs */
+	int attaching;			/* the attacher has not been joined */
+	int attached_fd;		/* eventfd: the attacher is done */
+	int attach_err;			/* its result, once done */
+	int recording;			/* everything attached, the command released */
 	pid_t child;
+	int child_fd;			/* pidfd: readable when the command exits */
 	int child_status;
 	int release_fd;			/* write end: the held command starts */
+	unsigned int nattached;		/* tracepoints */
+	__u64 misses;			/* programs' recursion misses, as last read */
+	__u64 misses_recorded;		/* ... of which written into the trace */
+	__u64 last_misses_read;		/* ns */
+	__u32 misses_event;		/* its event id, or TR_NO_MISSES_EVENT */
 	unsigned long *per_event;
 	unsigned long records;
 	__u64 bytes;
@@ -269,6 +285,7 @@ static int configure(struct session *s, const struct trb_config *cfg)
 	TR_BPFBUF_SET_GEOMETRY(skel->rodata, cfg);
 	skel->rodata->tr_use_kmod = s->use_kmod;
 	skel->rodata->tr_kmod_via_perf = s->kmod_via_perf;
+	skel->rodata->trb_notify = !s->use_kmod;
 	skel->rodata->tr_self_tgid = getpid();
 	skel->rodata->tr_filter_pids = !o->system_wide && (o->pid || o->command);
 	skel->rodata->tr_follow_forks = !o->system_wide && !o->pid && o->command;
@@ -393,14 +410,38 @@ static __u32 selftest_event(struct session *s)
 	return id;
 }
 
+/*
+ * The recursion misses' records go into the BPF regions, which this
+ * process may write; the module's regions are read-only here, so with
+ * the module they are counted in the summary only.
+ */
+static void declare_misses_event(struct session *s)
+{
+	s->misses_event = s->events.count;
+	if (s->use_kmod ||
+	    tr_events_add_format(&s->events, "tracer", "recursion_misses", tr_misses_format))
+		s->misses_event = TR_KMOD_NO_EVENT;
+}
+
+static int open_bpf_buffers(struct session *s, const struct trb_config *cfg)
+{
+	int err = tr_bpfbuf_open(&s->bufs, s->skel->maps.trb_regions, cfg, s->ncpu,
+				 tr_clock_monotonic_ns);
+	int fd = err ? err : tr_bpfbuf_watch_deliveries(&s->bufs, s->skel->maps.trb_delivered);
+
+	return fd < 0 ? fd : tr_waiter_watch(&s->waiter, fd, EPOLLIN);
+}
+
 static int open_buffers(struct session *s, const struct trb_config *cfg)
 {
 	int err;
 
+	declare_misses_event(s);
 	if (!s->use_kmod)
-		return tr_bpfbuf_open(&s->bufs, s->skel->maps.trb_regions, cfg, s->ncpu,
-				      tr_clock_monotonic_ns);
+		return open_bpf_buffers(s, cfg);
 	err = tr_kmodbuf_open(&s->kbufs, cfg, s->o->flush_ms, selftest_event(s));
+	if (!err)
+		err = tr_waiter_watch(&s->waiter, s->kbufs.fd, EPOLLIN | EPOLLPRI);
 	if (err == -EBUSY)
 		say("another recording is using the tracer module (" TR_KMOD_DEVICE " is busy)");
 	if (!err && s->kbufs.ncpu != s->ncpu)
@@ -446,6 +487,8 @@ static int attach(struct session *s)
 		const struct tr_event *ev = &s->events.events[i];
 		LIBBPF_OPTS(bpf_tracepoint_opts, topts, .bpf_cookie = ev->id);
 
+		if (stop_requested || s->write_error)
+			return -ECANCELED;
 		if (ev->not_a_tracepoint)
 			continue;
 		s->links[i] = bpf_program__attach_tracepoint_opts(s->skel->progs.tr_tracepoint,
@@ -454,6 +497,7 @@ static int attach(struct session *s)
 			say("cannot attach to %s:%s: %s", ev->system, ev->name, strerror(errno));
 			return -errno;
 		}
+		s->nattached++;
 		err = s->kmod_via_perf ? tr_kmodbuf_add_tracepoint(&s->kbufs, ev->id, &ev->shape) : 0;
 		if (err) {
 			say("the module cannot open perf events on %s:%s: %s", ev->system, ev->name,
@@ -462,6 +506,45 @@ static int attach(struct session *s)
 		}
 	}
 	return 0;
+}
+
+/*
+ * Attaching runs beside the consumer: hundreds of tracepoints take
+ * seconds to attach, and what the first ones record meanwhile must not
+ * fill the buffers unread.  The eventfd wakes the consumer when it is done.
+ */
+static void *attach_all(void *arg)
+{
+	struct session *s = arg;
+	__u64 one = 1;
+
+	s->attach_err = attach(s);
+	if (write(s->attached_fd, &one, sizeof(one)) != sizeof(one))
+		s->attach_err = s->attach_err ?: -errno;
+	return NULL;
+}
+
+static int start_attaching(struct session *s)
+{
+	int err;
+
+	s->attached_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (s->attached_fd < 0)
+		return -errno;
+	err = tr_waiter_watch(&s->waiter, s->attached_fd, EPOLLIN);
+	if (!err)
+		err = -pthread_create(&s->attacher, NULL, attach_all, s);
+	s->attaching = !err;
+	return err;
+}
+
+/* Waits for the attacher, if it was started and not yet joined; its result. */
+static int finish_attaching(struct session *s)
+{
+	if (s->attaching)
+		pthread_join(s->attacher, NULL);
+	s->attaching = 0;
+	return s->attach_err;
 }
 
 #define DETACH_THREADS	16
@@ -494,6 +577,7 @@ static void detach(struct session *s)
 
 	if (s->skel)
 		s->skel->bss->tr_stopped = true;
+	finish_attaching(s);
 	if (!s->links)
 		return;
 	for (i = 0; i < DETACH_THREADS; i++) {
@@ -523,6 +607,7 @@ static int start_command(struct session *s)
 	if (s->child < 0)
 		return -errno;
 	if (s->child == 0) {
+		pthread_sigmask(SIG_SETMASK, &s->waiter.before, NULL);
 		close(go[1]);
 		if (read(go[0], &byte, 1) != 1)
 			_exit(127);
@@ -540,8 +625,8 @@ static void release_command(struct session *s)
 {
 	if (s->child && write(s->release_fd, "g", 1) != 1)
 		kill(s->child, SIGKILL);
-	if (s->child)
-		close(s->release_fd);
+	close(s->release_fd);
+	s->release_fd = -1;
 }
 
 /* --- Consuming ----------------------------------------------------------- */
@@ -554,6 +639,8 @@ static void count_records(struct session *s, const void *packet)
 
 	tr_packet_iter_init(&it, packet);
 	while ((e = tr_packet_next(&it, &problem))) {
+		if (e->id == s->misses_event)
+			continue;
 		if (e->id < s->events.count)
 			s->per_event[e->id]++;
 		s->records++;
@@ -644,7 +731,7 @@ static __u64 lost_total(const struct session *s)
 
 	for (cpu = 0; cpu < s->ncpu; cpu++)
 		lost += trb_lost(cpu_buf(s, cpu)) + cpu_buf(s, cpu)->ctl->records_overrun;
-	return lost;
+	return lost + s->misses;
 }
 
 static void status_line(const struct session *s, __u64 start, __u64 now)
@@ -667,32 +754,101 @@ static int command_running(struct session *s)
 	return 1;
 }
 
+/*
+ * What the kernel skipped since the last reading, as a record in the
+ * buffer of the CPU this runs on (the counters do not say which CPU).
+ */
+static void record_misses(struct session *s, __u64 now)
+{
+	int cpu = sched_getcpu();
+
+	s->misses = tr_recursion_misses(s->skel->obj);
+	if (s->misses == s->misses_recorded || s->misses_event == TR_KMOD_NO_EVENT)
+		return;
+	if (cpu < 0 || (unsigned int)cpu >= s->ncpu)
+		cpu = 0;
+	/* A record lost to a full buffer is counted there; its count is retried. */
+	if (!tr_misses_write(&s->bufs.cpu[cpu], s->misses_event,
+			     s->misses - s->misses_recorded, s->last_misses_read)) {
+		s->misses_recorded = s->misses;
+		s->last_misses_read = now;
+	}
+}
+
+/*
+ * Once everything is attached the command may start and the clock runs.
+ * 1 when recording, 0 while still attaching, -errno if attaching failed.
+ */
+static int start_recording(struct session *s)
+{
+	__u64 done;
+	int err;
+
+	if (read(s->attached_fd, &done, sizeof(done)) != sizeof(done))
+		return 0;
+	err = finish_attaching(s);
+	if (err)
+		return err;
+	release_command(s);
+	if (s->child) {
+		s->child_fd = pidfd_open(s->child, 0);
+		if (s->child_fd >= 0)
+			tr_waiter_watch(&s->waiter, s->child_fd, EPOLLIN);
+	} else {
+		/* Without a command, say when recording starts (scripts wait for it). */
+		say("recording %u tracepoints; Ctrl-C stops", s->nattached);
+	}
+	s->recording = 1;
+	return 1;
+}
+
+static __u64 earliest(__u64 a, __u64 b)
+{
+	return a < b ? a : b;
+}
+
+/*
+ * Consume until stopped.  The consumer sleeps until a sub-buffer is
+ * delivered (the writers' notices, or the module's poll()), the command
+ * exits, or the next flush, status line or end of --duration is due:
+ * idle, it wakes 1000/flush_ms times a second.
+ */
 static void run(struct session *s)
 {
 	const struct tr_record_opts *o = s->o;
-	__u64 start = now_ns(), last_flush = start, last_status = start;
+	const __u64 flush_ns = o->flush_ms * 1000000ull, never = ~0ull;
+	__u64 start = now_ns(), next_flush = start + flush_ns, next_status = never, end = never;
 	int live = isatty(STDERR_FILENO), had_command = s->child != 0;
-	struct timespec tick = { 0, 2000000 };
 
+	s->last_misses_read = start;
 	while (!stop_requested && !s->write_error) {
-		__u64 now = now_ns();
+		__u64 now = now_ns(), wake;
 
-		if (had_command && !command_running(s))
+		if (!s->recording && start_recording(s)) {
+			if (!s->recording)
+				break;
+			start = now;
+			end = o->duration > 0 ? now + o->duration * 1e9 : never;
+			next_status = live ? now + 1000000000ull : never;
+		}
+		if (s->recording && had_command && !command_running(s))
 			break;
-		if (o->duration > 0 && now - start >= o->duration * 1e9)
+		if (now >= end)
 			break;
-		if (now - last_flush >= o->flush_ms * 1000000ull) {
+		if (now >= next_flush) {
 			flush_all(s);
-			last_flush = now;
+			record_misses(s, now);
+			next_flush = now + flush_ns;
 		}
 		consume(s);
-		if (live && now - last_status >= 1000000000ull) {
+		if (now >= next_status) {
 			status_line(s, start, now);
-			last_status = now;
+			next_status = now + 1000000000ull;
 		}
-		/* The module's timers wake poll() when a sub-buffer is ready. */
-		if (!s->use_kmod || tr_kmodbuf_wait(&s->kbufs, tick.tv_nsec / 1000000) < 0)
-			nanosleep(&tick, NULL);
+		wake = earliest(earliest(next_flush, next_status), end);
+		tr_waiter_wait(&s->waiter, (wake - now + 999999) / 1000000);
+		if (!s->use_kmod)
+			tr_bpfbuf_drain_notices(&s->bufs);
 	}
 	if (live)
 		fputc('\n', stderr);
@@ -718,6 +874,9 @@ static void summary(struct session *s)
 				cpu, c->lost_full, c->lost_wrap, c->lost_big, c->lost_busy,
 				c->records_overrun);
 	}
+	if (s->misses)
+		fprintf(stderr, "  all cpus lost: %llu skipped by the kernel (a BPF program was already running on their CPU: recursion misses)\n",
+			(unsigned long long)s->misses);
 }
 
 static int libbpf_to_stderr(enum libbpf_print_level level, const char *fmt, va_list args)
@@ -755,7 +914,7 @@ static int setup(struct session *s, const struct trb_config *cfg)
 	if (!err && s->o->command)
 		err = start_command(s);
 	if (!err)
-		err = attach(s);
+		err = start_attaching(s);
 	return err;
 }
 
@@ -774,6 +933,10 @@ static void teardown(struct session *s)
 		if (s->stream_fd[cpu] > 0)
 			close(s->stream_fd[cpu]);
 	free(s->stream_fd);
+	close(s->release_fd);
+	close(s->attached_fd);
+	close(s->child_fd);
+	tr_waiter_close(&s->waiter);
 	free(s->per_event);
 	tr_events_free(&s->events);
 }
@@ -787,6 +950,7 @@ int tr_record(const struct tr_record_opts *o)
 	struct sigaction stop = { .sa_handler = on_stop_signal };
 	struct session s = {
 		.o = o, .ncpu = libbpf_num_possible_cpus(), .kbufs = { .fd = -1 },
+		.attached_fd = -1, .child_fd = -1, .release_fd = -1, .waiter = { .epoll_fd = -1 }, .misses_event = TR_KMOD_NO_EVENT,
 	};
 	const char *bad = trb_geometry_problem(cfg.subbuf_size, cfg.nsubbuf);
 	int err, status = 0;
@@ -800,12 +964,17 @@ int tr_record(const struct tr_record_opts *o)
 	sigaction(SIGINT, &stop, NULL);
 	sigaction(SIGTERM, &stop, NULL);
 	libbpf_set_print(o->verbose ? libbpf_to_stderr : NULL);
-	err = setup(&s, &cfg);
-	release_command(&s);
+	err = tr_waiter_init(&s.waiter);
+	if (!err)
+		err = setup(&s, &cfg);
 	command = s.child;
 	if (!err) {
 		run(&s);
 		detach(&s);
+		err = finish_attaching(&s);
+	}
+	if (!err) {
+		record_misses(&s, now_ns());
 		finish_writing(&s);
 		consume(&s);
 		if (s.write_error)
