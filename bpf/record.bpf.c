@@ -5,8 +5,16 @@
  * finds the raw record's size from its shape (fixed part plus the data of
  * its dynamic fields) and copies the whole record, as the kernel laid it
  * out, into this CPU's buffer.  The common header (type, flags, preempt
- * count, pid) is written by the program: what the kernel passes there is
- * not reliable (syscall tracepoints hand BPF a pt_regs pointer in it).
+ * count, pid) is written by the program: the kernel hands BPF a pt_regs
+ * pointer in its place.
+ *
+ * tr_tracepoint_ctx derives the flags and preempt count as ftrace's
+ * tracing_gen_ctx() does, from the CPU's preempt count and the task's
+ * flags; whether interrupts were off is known only in hard interrupts
+ * and NMIs, where they always are.  Reading a per-CPU kernel variable
+ * needs its address in kallsyms (CONFIG_KALLSYMS_ALL), so the loader
+ * chooses it only where the kernel has one; tr_tracepoint writes zeros,
+ * and the trace's metadata says the context is unknown.
  *
  * With the kernel module loaded (tr_use_kmod), the record goes through
  * its kfunc instead, into the module's buffers: copied first into a
@@ -21,6 +29,7 @@
  * the module's, which writes it (kmod/tracepoints.c).
  */
 #include "ringbuf.bpf.h"
+#include <bpf/bpf_core_read.h>
 #include <bpf/bpf_tracing.h>
 #include <tracer/kmod.h>
 #include <tracer/record.h>
@@ -107,6 +116,64 @@ static __always_inline bool wanted(void)
 	return !tr_filter_comm || comm_wanted();
 }
 
+/* x86's per-CPU preempt count: its own variable, or in pcpu_hot (6.2-6.14). */
+extern const int __preempt_count __ksym __weak;
+struct pcpu_hot {
+	int preempt_count;
+} __attribute__((preserve_access_index));
+extern const struct pcpu_hot pcpu_hot __ksym __weak;
+
+static __always_inline __u32 preempt_count(void)
+{
+	if (&__preempt_count)
+		return *(const int *)bpf_this_cpu_ptr(&__preempt_count);
+	if (&pcpu_hot)
+		return ((const struct pcpu_hot *)bpf_this_cpu_ptr(&pcpu_hot))->preempt_count;
+	return 0;
+}
+
+/* preempt_count() layout (include/linux/preempt.h) */
+#define PREEMPT_MASK		0x000000ffu
+#define SOFTIRQ_SHIFT		8
+#define SOFTIRQ_OFFSET		(1u << SOFTIRQ_SHIFT)
+#define SOFTIRQ_MASK		0x0000ff00u
+#define HARDIRQ_MASK		0x000f0000u
+#define NMI_MASK		0x00f00000u
+/* x86 keeps "no reschedule needed" inverted in the top bit. */
+#define PREEMPT_NEED_RESCHED	0x80000000u
+#define TIF_NEED_RESCHED	3
+
+/*
+ * common_flags and common_preempt_count as tracing_gen_ctx() computes
+ * them, less what the tracepoint disabled (preemption) and what the BPF
+ * program runner disabled (migration) before this program ran.
+ */
+static __always_inline void fill_context(struct trace_entry *common)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u32 pc = preempt_count(), flags = 0, depth, migrate = 0;
+
+	if (pc & NMI_MASK)
+		flags |= TRACE_FLAG_NMI | TRACE_FLAG_IRQS_OFF;
+	if (pc & HARDIRQ_MASK)
+		flags |= TRACE_FLAG_HARDIRQ | TRACE_FLAG_IRQS_OFF;
+	if (pc & SOFTIRQ_OFFSET)
+		flags |= TRACE_FLAG_SOFTIRQ;
+	if ((pc & SOFTIRQ_MASK) >> (SOFTIRQ_SHIFT + 1))
+		flags |= TRACE_FLAG_BH_OFF;
+	if (!(pc & PREEMPT_NEED_RESCHED))
+		flags |= TRACE_FLAG_PREEMPT_RESCHED;
+	if (task->thread_info.flags & (1ul << TIF_NEED_RESCHED))
+		flags |= TRACE_FLAG_NEED_RESCHED;
+	if (bpf_core_field_exists(task->migration_disabled))
+		migrate = task->migration_disabled;
+	migrate -= migrate > 0;
+	depth = pc & PREEMPT_MASK;
+	depth -= depth > 0;
+	common->flags = flags;
+	common->preempt_count = (depth < 15 ? depth : 15) | (migrate < 15 ? migrate : 15) << 4;
+}
+
 /* Bytes of the raw record: its fixed part and its dynamic data. */
 static __always_inline __u32 record_size(void *ctx, const struct tr_event_shape *shape)
 {
@@ -127,19 +194,21 @@ static __always_inline __u32 record_size(void *ctx, const struct tr_event_shape 
 
 /* Copy the raw record to dst (size bytes, checked by the caller). */
 static __always_inline void copy_record(void *dst, __u32 size, void *ctx,
-					const struct tr_event_shape *shape)
+					const struct tr_event_shape *shape, bool context)
 {
 	struct trace_entry *common = dst;
 
 	bpf_probe_read_kernel(dst, size, ctx);
 	common->type = shape->kernel_id;
+	common->pid = bpf_get_current_pid_tgid();
 	common->flags = 0;
 	common->preempt_count = 0;
-	common->pid = bpf_get_current_pid_tgid();
+	if (context)
+		fill_context(common);
 }
 
 static __always_inline void record_in_regions(void *ctx, __u32 id, __u32 size,
-					      const struct tr_event_shape *shape)
+					      const struct tr_event_shape *shape, bool context)
 {
 	struct trb_bpf_slot s;
 	struct trb_bpf b;
@@ -150,13 +219,13 @@ static __always_inline void record_in_regions(void *ctx, __u32 id, __u32 size,
 		/* Keep clang from merging the checks: older verifiers lose the bound. */
 		barrier_var(size);
 		if (size <= TR_BPF_MAX_RECORD - sizeof(struct tr_event_header))
-			copy_record(s.record + 1, size, ctx, shape);
+			copy_record(s.record + 1, size, ctx, shape, context);
 	}
 	trb_bpf_commit(&b, &s);
 }
 
 static __always_inline void record_through_kmod(void *ctx, __u32 id, __u32 size,
-						const struct tr_event_shape *shape)
+						const struct tr_event_shape *shape, bool context)
 {
 	__u32 zero = 0;
 	void *scratch = bpf_map_lookup_elem(&tr_scratch, &zero);
@@ -167,12 +236,11 @@ static __always_inline void record_through_kmod(void *ctx, __u32 id, __u32 size,
 	/* Older verifiers lose the bound above: mask, and keep clang from dropping it. */
 	barrier_var(size);
 	size &= SCRATCH_MASK;
-	copy_record(scratch, size, ctx, shape);
+	copy_record(scratch, size, ctx, shape, context);
 	tr_kmod_write(id, scratch, size);
 }
 
-SEC("tracepoint")
-int tr_tracepoint(void *ctx)
+static __always_inline int record_tracepoint(void *ctx, bool context)
 {
 	__u32 id = bpf_get_attach_cookie(ctx);
 	const struct tr_event_shape *shape;
@@ -189,10 +257,23 @@ int tr_tracepoint(void *ctx)
 		return 0;
 	size = record_size(ctx, shape);
 	if (tr_use_kmod)
-		record_through_kmod(ctx, id, size, shape);
+		record_through_kmod(ctx, id, size, shape, context);
 	else
-		record_in_regions(ctx, id, size, shape);
+		record_in_regions(ctx, id, size, shape, context);
 	return 0;
+}
+
+SEC("tracepoint")
+int tr_tracepoint(void *ctx)
+{
+	return record_tracepoint(ctx, false);
+}
+
+/* Loaded only where the kernel resolves per-CPU variables (see the top). */
+SEC("?tracepoint")
+int tr_tracepoint_ctx(void *ctx)
+{
+	return record_tracepoint(ctx, true);
 }
 
 SEC("tp_btf/sched_process_fork")

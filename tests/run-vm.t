@@ -140,17 +140,34 @@ sched_in_babeltrace2() { # sched_in_babeltrace2 TRACE
 }
 
 # Both backends record the same getppid events with the same fields:
-# payloads as babeltrace2 prints them, without time and pid, are the same
-# multiset (the NMIs the host injects meanwhile may add records of theirs).
+# payloads as babeltrace2 prints them, without time, pid and context
+# (flags and preempt count say when a reschedule was pending), are the
+# same multiset (the NMIs the host injects meanwhile may add records of theirs).
 backends_agree() {
 	babeltrace2_of getppid && babeltrace2_of getppid-kmod || return 1
 	local t
 	for t in getppid getppid-kmod; do
 		grep ' sys_enter_getppid: ' "$run/$t.bt" |
-			sed -E 's/^[^)]*\) //; s/common_pid = [0-9]+//' | sort | uniq -c >"$run/$t.payloads"
+			sed -E 's/^[^)]*\) //; s/common_(flags|preempt_count|pid) = [0-9]+//g' |
+			sort | uniq -c >"$run/$t.payloads"
 	done
 	diff "$run/getppid.payloads" "$run/getppid-kmod.payloads" | head -n 6 | diag
 	cmp -s "$run/getppid.payloads" "$run/getppid-kmod.payloads"
+}
+
+# The trace keeps the interrupt context: getppid_n sleeps between its
+# calls, so timer interrupts wake it (sched_waking in a hard interrupt,
+# flag 0x08), while sched_switch never runs in one.
+interrupt_context_kept() { # interrupt_context_kept TRACE
+	babeltrace2_of "$1" || return 1
+	local in_irq switch_in_irq
+	in_irq=$(grep ' sched_waking: ' "$run/$1.bt" | grep -o 'common_flags = [0-9]*' |
+		awk '{ if (int($3 / 8) % 2) n++ } END { print n + 0 }')
+	switch_in_irq=$(grep ' sched_switch: ' "$run/$1.bt" | grep -o 'common_flags = [0-9]*' |
+		awk '{ if (int($3 / 8) % 2) n++ } END { print n + 0 }')
+	echo "# $in_irq sched_waking in hard interrupts; $switch_in_irq sched_switch"
+	grep -q 'tracer_common_context = "\(derived\|from the kernel\)' "$run/traces/$1/metadata" &&
+		[ "$in_irq" -gt 0 ] && [ "$switch_in_irq" = 0 ]
 }
 
 # --- the module's self-tests ---
@@ -265,6 +282,7 @@ for pattern in "${kernel_patterns[@]}"; do
 		check "$kver: both backends record the same getppid payloads" backends_agree
 		check "$kver: NMI records decode in report and babeltrace2" nmi_records_decode
 		check "$kver: per-CPU timestamps never go back with NMIs writing" report_in_time_order nmi
+		check "$kver: hard-interrupt context kept in common_flags" interrupt_context_kept nmi
 		check "$kver: recorded + lost == attempted with NMIs writing" nmi_counts_add_up
 	fi
 	[ -e "$vm/kmod/tracer.ko" ] && check_clock

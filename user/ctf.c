@@ -216,8 +216,10 @@ int tr_ctf_write_metadata(FILE *out, const struct tr_ctf_trace *trace)
 	fputs(metadata_head, out);
 	fprintf(out, "env {\n\thostname = \"%s\";\n\tdomain = \"kernel\";\n"
 		"\ttracer_name = \"tracer\";\n\ttracer_backend = \"%s\";\n"
-		"\ttracer_clock = \"%s\";\n\tlayout_version = %d;\n};\n\n",
-		trace->hostname, trace->backend, trace->clock, TR_LAYOUT_VERSION);
+		"\ttracer_clock = \"%s\";\n\ttracer_common_context = \"%s\";\n"
+		"\tlayout_version = %d;\n};\n\n",
+		trace->hostname, trace->backend, trace->clock,
+		trace->context ? trace->context : "unknown", TR_LAYOUT_VERSION);
 	fprintf(out, "clock {\n\tname = \"monotonic\";\n"
 		"\tdescription = \"%s\";\n\tfreq = 1000000000;\n"
 		"\toffset_s = %lld;\n\toffset = %lld;\n};\n\n", trace->clock,

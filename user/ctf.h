@@ -41,6 +41,7 @@ struct tr_ctf_trace {
 	const char *hostname;
 	const char *backend;	/* which writer filled the buffers */
 	const char *clock;	/* what the timestamps were read from */
+	const char *context;	/* what common_flags and common_preempt_count hold */
 	__s64 clock_offset_ns;	/* CLOCK_REALTIME - CLOCK_MONOTONIC at record time */
 	const struct tr_ctf_event_class *classes;
 	unsigned int nclasses;

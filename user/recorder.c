@@ -53,6 +53,7 @@ struct session {
 	struct record *skel;
 	int use_kmod;			/* backend: the module, else BPF regions */
 	int kmod_via_perf;		/* the module writes from its perf events (6.1) */
+	int derive_context;		/* programs fill common_flags, preempt count */
 	char clock_desc[160];
 	struct tr_bpfbuf bufs;
 	struct tr_kmodbuf kbufs;
@@ -175,13 +176,23 @@ static const char *clock_name(struct session *s)
 	return s->clock_desc;
 }
 
+/* What common_flags and common_preempt_count hold, for the metadata. */
+static const char *context_desc(const struct session *s)
+{
+	if (s->kmod_via_perf)
+		return "from the kernel (perf events)";
+	if (s->derive_context)
+		return "derived from the preempt count as ftrace does; irqs-off known only in hard interrupts and NMIs";
+	return "unknown (0): this kernel does not let BPF programs read the preempt count";
+}
+
 static int write_metadata(struct session *s)
 {
 	unsigned int n = s->events.count, i;
 	struct tr_ctf_event_class *classes = calloc(n, sizeof(*classes));
 	struct tr_ctf_field *fields = calloc((size_t)n * MAX_FIELDS, sizeof(*fields));
 	struct tr_ctf_trace trace = {
-		.backend = backend_name(s), .clock = clock_name(s),
+		.backend = backend_name(s), .clock = clock_name(s), .context = context_desc(s),
 		.clock_offset_ns = tr_ctf_clock_offset_ns(),
 		.classes = classes, .nclasses = n,
 	};
@@ -276,6 +287,33 @@ static const struct trb_config unused_regions = {
 	.subbuf_size = TR_MIN_SUBBUF_SIZE, .nsubbuf = TR_MIN_SUBBUFS,
 };
 
+/*
+ * BPF programs can read the preempt count only where the kernel resolves
+ * per-CPU variables by name: kallsyms must list data symbols.
+ */
+static int kernel_resolves_preempt_count(void)
+{
+	FILE *f = fopen("/proc/kallsyms", "r");
+	char line[512];
+	int found = 0;
+
+	while (f && !found && fgets(line, sizeof(line), f)) {
+		const char *name = strrchr(line, ' ');
+
+		found = name && (!strcmp(name, " __preempt_count\n") ||
+				 !strcmp(name, " pcpu_hot\n"));
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/* The tracepoint program that records: with or without the context. */
+static struct bpf_program *recording_program(const struct session *s)
+{
+	return s->derive_context ? s->skel->progs.tr_tracepoint_ctx : s->skel->progs.tr_tracepoint;
+}
+
 static int configure(struct session *s, const struct trb_config *cfg)
 {
 	const struct tr_record_opts *o = s->o;
@@ -300,6 +338,9 @@ static int configure(struct session *s, const struct trb_config *cfg)
 		err = bpf_map__set_max_entries(skel->maps.tr_cpus, s->ncpu);
 	if (!skel->rodata->tr_follow_forks)
 		bpf_program__set_autoload(skel->progs.tr_follow_fork, false);
+	s->derive_context = kernel_resolves_preempt_count();
+	bpf_program__set_autoload(skel->progs.tr_tracepoint, !s->derive_context);
+	bpf_program__set_autoload(skel->progs.tr_tracepoint_ctx, s->derive_context);
 	return err;
 }
 
@@ -491,7 +532,7 @@ static int attach(struct session *s)
 			return -ECANCELED;
 		if (ev->not_a_tracepoint)
 			continue;
-		s->links[i] = bpf_program__attach_tracepoint_opts(s->skel->progs.tr_tracepoint,
+		s->links[i] = bpf_program__attach_tracepoint_opts(recording_program(s),
 								  ev->system, ev->name, &topts);
 		if (!s->links[i]) {
 			say("cannot attach to %s:%s: %s", ev->system, ev->name, strerror(errno));
