@@ -8,13 +8,13 @@
  * count, pid) is written by the program: the kernel hands BPF a pt_regs
  * pointer in its place.
  *
- * tr_tracepoint_ctx derives the flags and preempt count as ftrace's
+ * The program derives the flags and preempt count as ftrace's
  * tracing_gen_ctx() does, from the CPU's preempt count and the task's
  * flags; whether interrupts were off is known only in hard interrupts
- * and NMIs, where they always are.  Reading a per-CPU kernel variable
- * needs its address in kallsyms (CONFIG_KALLSYMS_ALL), so the loader
- * chooses it only where the kernel has one; tr_tracepoint writes zeros,
- * and the trace's metadata says the context is unknown.
+ * and NMIs, where they always are.  The preempt count is a per-CPU
+ * kernel variable found through kallsyms; where kallsyms has no data
+ * symbols (CONFIG_KALLSYMS_ALL off) both stay 0, and the trace's
+ * metadata says the context is unknown.
  *
  * With the kernel module loaded (tr_use_kmod), the record goes through
  * its kfunc instead, into the module's buffers: copied first into a
@@ -116,20 +116,34 @@ static __always_inline bool wanted(void)
 	return !tr_filter_comm || comm_wanted();
 }
 
-/* x86's per-CPU preempt count: its own variable, or in pcpu_hot (6.2-6.14). */
-extern const int __preempt_count __ksym __weak;
-struct pcpu_hot {
+/*
+ * x86's per-CPU preempt count: its own variable, or a field of pcpu_hot
+ * (6.2-6.14).  Addresses from kallsyms (typeless and weak: 0 where it
+ * lacks them); a CPU's copy is at the address plus its per-CPU offset.
+ */
+extern const void __preempt_count __ksym __weak;
+extern const void pcpu_hot __ksym __weak;
+extern const void __per_cpu_offset __ksym __weak;
+struct pcpu_hot___kernel {
 	int preempt_count;
 } __attribute__((preserve_access_index));
-extern const struct pcpu_hot pcpu_hot __ksym __weak;
 
-static __always_inline __u32 preempt_count(void)
+static __always_inline bool read_preempt_count(__u32 *pc)
 {
+	const unsigned long *offsets = &__per_cpu_offset;
+	__u32 cpu = bpf_get_smp_processor_id();
+	unsigned long base = 0, at;
+
+	if (!offsets || bpf_probe_read_kernel(&base, sizeof(base), offsets + (cpu & 4095)))
+		return false;
 	if (&__preempt_count)
-		return *(const int *)bpf_this_cpu_ptr(&__preempt_count);
-	if (&pcpu_hot)
-		return ((const struct pcpu_hot *)bpf_this_cpu_ptr(&pcpu_hot))->preempt_count;
-	return 0;
+		at = (unsigned long)&__preempt_count;
+	else if (&pcpu_hot)
+		at = (unsigned long)&pcpu_hot +
+		     bpf_core_field_offset(struct pcpu_hot___kernel, preempt_count);
+	else
+		return false;
+	return !bpf_probe_read_kernel(pc, sizeof(*pc), (const void *)(at + base));
 }
 
 /* preempt_count() layout (include/linux/preempt.h) */
@@ -151,7 +165,12 @@ static __always_inline __u32 preempt_count(void)
 static __always_inline void fill_context(struct trace_entry *common)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
-	__u32 pc = preempt_count(), flags = 0, depth, migrate = 0;
+	__u32 pc, flags = 0, depth, migrate = 0;
+
+	common->flags = 0;
+	common->preempt_count = 0;
+	if (!read_preempt_count(&pc))
+		return;
 
 	if (pc & NMI_MASK)
 		flags |= TRACE_FLAG_NMI | TRACE_FLAG_IRQS_OFF;
@@ -194,21 +213,18 @@ static __always_inline __u32 record_size(void *ctx, const struct tr_event_shape 
 
 /* Copy the raw record to dst (size bytes, checked by the caller). */
 static __always_inline void copy_record(void *dst, __u32 size, void *ctx,
-					const struct tr_event_shape *shape, bool context)
+					const struct tr_event_shape *shape)
 {
 	struct trace_entry *common = dst;
 
 	bpf_probe_read_kernel(dst, size, ctx);
 	common->type = shape->kernel_id;
 	common->pid = bpf_get_current_pid_tgid();
-	common->flags = 0;
-	common->preempt_count = 0;
-	if (context)
-		fill_context(common);
+	fill_context(common);
 }
 
 static __always_inline void record_in_regions(void *ctx, __u32 id, __u32 size,
-					      const struct tr_event_shape *shape, bool context)
+					      const struct tr_event_shape *shape)
 {
 	struct trb_bpf_slot s;
 	struct trb_bpf b;
@@ -219,13 +235,13 @@ static __always_inline void record_in_regions(void *ctx, __u32 id, __u32 size,
 		/* Keep clang from merging the checks: older verifiers lose the bound. */
 		barrier_var(size);
 		if (size <= TR_BPF_MAX_RECORD - sizeof(struct tr_event_header))
-			copy_record(s.record + 1, size, ctx, shape, context);
+			copy_record(s.record + 1, size, ctx, shape);
 	}
 	trb_bpf_commit(&b, &s);
 }
 
 static __always_inline void record_through_kmod(void *ctx, __u32 id, __u32 size,
-						const struct tr_event_shape *shape, bool context)
+						const struct tr_event_shape *shape)
 {
 	__u32 zero = 0;
 	void *scratch = bpf_map_lookup_elem(&tr_scratch, &zero);
@@ -236,11 +252,12 @@ static __always_inline void record_through_kmod(void *ctx, __u32 id, __u32 size,
 	/* Older verifiers lose the bound above: mask, and keep clang from dropping it. */
 	barrier_var(size);
 	size &= SCRATCH_MASK;
-	copy_record(scratch, size, ctx, shape, context);
+	copy_record(scratch, size, ctx, shape);
 	tr_kmod_write(id, scratch, size);
 }
 
-static __always_inline int record_tracepoint(void *ctx, bool context)
+SEC("tracepoint")
+int tr_tracepoint(void *ctx)
 {
 	__u32 id = bpf_get_attach_cookie(ctx);
 	const struct tr_event_shape *shape;
@@ -257,24 +274,13 @@ static __always_inline int record_tracepoint(void *ctx, bool context)
 		return 0;
 	size = record_size(ctx, shape);
 	if (tr_use_kmod)
-		record_through_kmod(ctx, id, size, shape, context);
+		record_through_kmod(ctx, id, size, shape);
 	else
-		record_in_regions(ctx, id, size, shape, context);
+		record_in_regions(ctx, id, size, shape);
 	return 0;
 }
 
-SEC("tracepoint")
-int tr_tracepoint(void *ctx)
-{
-	return record_tracepoint(ctx, false);
-}
 
-/* Loaded only where the kernel resolves per-CPU variables (see the top). */
-SEC("?tracepoint")
-int tr_tracepoint_ctx(void *ctx)
-{
-	return record_tracepoint(ctx, true);
-}
 
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(tr_follow_fork, struct task_struct *parent, struct task_struct *child)

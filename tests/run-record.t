@@ -86,7 +86,10 @@ report_counts_and_names() {
 check "report: the 1000 getppid events, with the command's name" report_counts_and_names
 
 merged_in_time_and_cpu_order() {
-	"$TRACER" record -a -e 'sched:*' -e 'syscalls:sys_enter_getppid' -o "$work/merge" 2>"$work/merge.log" &
+	# Small sub-buffers: several packets per stream (the damage test cuts
+	# the last one); 256 KiB per CPU hold the whole workload unread.
+	"$TRACER" record -a -e 'sched:*' -e 'syscalls:sys_enter_getppid' --subbuf-size 4K \
+		--buffer-size 256K -o "$work/merge" 2>"$work/merge.log" &
 	local recorder=$!
 	wait_recording "$recorder" "$work/merge.log" || { kill "$recorder"; wait; return 1; }
 	taskset -c 0 "$GETPPID" 3000 & local on0=$!

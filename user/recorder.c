@@ -53,7 +53,7 @@ struct session {
 	struct record *skel;
 	int use_kmod;			/* backend: the module, else BPF regions */
 	int kmod_via_perf;		/* the module writes from its perf events (6.1) */
-	int derive_context;		/* programs fill common_flags, preempt count */
+	int derive_context;		/* the program fills common_flags, preempt count */
 	char clock_desc[160];
 	struct tr_bpfbuf bufs;
 	struct tr_kmodbuf kbufs;
@@ -288,8 +288,8 @@ static const struct trb_config unused_regions = {
 };
 
 /*
- * BPF programs can read the preempt count only where the kernel resolves
- * per-CPU variables by name: kallsyms must list data symbols.
+ * The program reads the preempt count where kallsyms lists it (data
+ * symbols); libbpf resolves it the same way.
  */
 static int kernel_resolves_preempt_count(void)
 {
@@ -306,12 +306,6 @@ static int kernel_resolves_preempt_count(void)
 	if (f)
 		fclose(f);
 	return found;
-}
-
-/* The tracepoint program that records: with or without the context. */
-static struct bpf_program *recording_program(const struct session *s)
-{
-	return s->derive_context ? s->skel->progs.tr_tracepoint_ctx : s->skel->progs.tr_tracepoint;
 }
 
 static int configure(struct session *s, const struct trb_config *cfg)
@@ -339,8 +333,6 @@ static int configure(struct session *s, const struct trb_config *cfg)
 	if (!skel->rodata->tr_follow_forks)
 		bpf_program__set_autoload(skel->progs.tr_follow_fork, false);
 	s->derive_context = kernel_resolves_preempt_count();
-	bpf_program__set_autoload(skel->progs.tr_tracepoint, !s->derive_context);
-	bpf_program__set_autoload(skel->progs.tr_tracepoint_ctx, s->derive_context);
 	return err;
 }
 
@@ -532,7 +524,7 @@ static int attach(struct session *s)
 			return -ECANCELED;
 		if (ev->not_a_tracepoint)
 			continue;
-		s->links[i] = bpf_program__attach_tracepoint_opts(recording_program(s),
+		s->links[i] = bpf_program__attach_tracepoint_opts(s->skel->progs.tr_tracepoint,
 								  ev->system, ev->name, &topts);
 		if (!s->links[i]) {
 			say("cannot attach to %s:%s: %s", ev->system, ev->name, strerror(errno));
