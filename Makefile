@@ -4,7 +4,7 @@
 BUILD   ?= build
 CC      ?= gcc
 CFLAGS  ?= -O2 -g
-CFLAGS  += -std=gnu11 -Wall -Wextra -Werror -Iinclude -Iuser -Ibpf -I$(BUILD)/bpf \
+CFLAGS  += -std=gnu11 -Wall -Wextra -Werror -Iinclude -Iuser -Ibpf -I$(BUILD)/bpf -I$(BUILD)/gen \
 	   $(shell pkg-config --cflags libtracefs libtraceevent)
 LDLIBS  += -lbpf -lelf -lz -lpthread \
 	   $(shell pkg-config --libs libtracefs libtraceevent)
@@ -52,6 +52,13 @@ $(BUILD)/bpf/%.skel.h: $(BUILD)/bpf/%.bpf.o
 $(BUILD)/%.o: %.c $(HEADERS) $(BPF_SKELS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c -o $@ $<
+
+# System call numbers by name, from the installed kernel headers.
+SYSCALL_HEADER := /usr/include/x86_64-linux-gnu/asm/unistd_64.h
+$(BUILD)/gen/syscall_numbers.h: $(SYSCALL_HEADER)
+	@mkdir -p $(@D)
+	awk '/^#define __NR_/ { printf "\t{ \"%s\", %s },\n", substr($$2, 6), $$3 }' $< >$@
+$(BUILD)/user/syscalls.o: $(BUILD)/gen/syscall_numbers.h
 
 $(LIB): $(LIB_OBJS)
 	$(AR) rcs $@ $^

@@ -23,6 +23,15 @@
  * program while another runs there), so one scratch record per CPU is
  * enough.
  *
+ * System call events come from the raw sys_enter/sys_exit tracepoints
+ * instead (tp_btf programs, by system call number, tracer/record.h), which
+ * build the same record.  A classic tracepoint program marks its CPU busy
+ * for every BPF program of the kinds that share the mark, so an interrupt
+ * that arrives while one runs has its own tracepoints skipped (recursion
+ * misses); tp_btf programs guard only against themselves, so interrupts
+ * during the system call events, by far the most frequent ones, are
+ * recorded.
+ *
  * Linux 6.1 lets only tp_btf/fentry programs call module kfuncs.  There
  * (tr_kmod_via_perf) this program only filters: returning non-zero lets
  * the kernel hand the record to the tracepoint's perf events, among them
@@ -76,6 +85,13 @@ struct {
 	__type(value, __u8);
 	__uint(max_entries, 1);			/* set by the loader: CPUs */
 } tr_cpus SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__type(key, __u32);
+	__type(value, struct tr_syscall_events);
+	__uint(max_entries, TR_MAX_SYSCALLS);
+} tr_syscalls SEC(".maps");
 
 /* Twice the largest record, so a size masked with SCRATCH_MASK stays inside. */
 #define SCRATCH_MASK		(2 * TR_BPF_MAX_RECORD - 1)
@@ -281,6 +297,63 @@ int tr_tracepoint(void *ctx)
 }
 
 
+/* A syscalls:sys_enter_NAME or sys_exit_NAME record, as the kernel lays it out. */
+struct tr_syscall_record {
+	struct trace_entry common;
+	int nr;
+	unsigned long args[TR_SYSCALL_ARGS];	/* sys_exit: the return value */
+};
+
+/* x86: a 32-bit system call; syscall tracepoints leave those out. */
+#define TS_COMPAT	0x0002
+
+static __always_inline int record_syscall(struct pt_regs *regs, long nr, bool exit, long ret)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	const struct tr_syscall_events *events;
+	struct tr_syscall_record rec = {};
+	const struct tr_event_shape *shape;
+	__u32 key = nr, id, size;
+
+	if (tr_stopped || nr < 0 || nr >= TR_MAX_SYSCALLS)
+		return 0;
+	events = bpf_map_lookup_elem(&tr_syscalls, &key);
+	id = events ? (exit ? events->exit : events->enter) : 0;
+	if (!id-- || (task->thread_info.status & TS_COMPAT) || !wanted())
+		return 0;
+	shape = bpf_map_lookup_elem(&tr_events, &id);
+	if (!shape)
+		return 0;
+	rec.nr = nr;
+	if (exit) {
+		rec.args[0] = ret;
+	} else {
+		rec.args[0] = regs->di;
+		rec.args[1] = regs->si;
+		rec.args[2] = regs->dx;
+		rec.args[3] = regs->r10;
+		rec.args[4] = regs->r8;
+		rec.args[5] = regs->r9;
+	}
+	size = shape->fixed_size < sizeof(rec) ? shape->fixed_size : sizeof(rec);
+	if (tr_use_kmod)
+		record_through_kmod(&rec, id, size, shape);
+	else
+		record_in_regions(&rec, id, size, shape);
+	return 0;
+}
+
+SEC("?tp_btf/sys_enter")
+int BPF_PROG(tr_sys_enter, struct pt_regs *regs, long nr)
+{
+	return record_syscall(regs, nr, false, 0);
+}
+
+SEC("?tp_btf/sys_exit")
+int BPF_PROG(tr_sys_exit, struct pt_regs *regs, long ret)
+{
+	return record_syscall(regs, regs->orig_ax, true, ret);
+}
 
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(tr_follow_fork, struct task_struct *parent, struct task_struct *child)

@@ -28,7 +28,7 @@ check "record -- command: exactly 1000 getppid events, all from the command" exa
 # has attached every tracepoint: it says so.
 wait_recording() { # wait_recording PID LOG
 	while kill -0 "$1" 2>/dev/null; do
-		grep -q '^tracer record: recording ' "$2" && return 0
+		grep -qs '^tracer record: recording ' "$2" && return 0
 		sleep 0.05
 	done
 	return 1

@@ -11,6 +11,7 @@
 #include <event-parse.h>
 
 #include "events.h"
+#include "syscalls.h"
 
 #define TRACEFS_PATH "/sys/kernel/tracing"
 
@@ -155,7 +156,23 @@ static struct tr_event *new_event(struct tr_event_set *set, char *system, char *
 	ev->id = set->count;
 	ev->system = system;
 	ev->name = name;
+	ev->syscall_nr = -1;
 	return ev;
+}
+
+/* syscalls:sys_enter_NAME and sys_exit_NAME: which system call, which end. */
+static void find_syscall(struct tr_event *ev)
+{
+	static const char enter[] = "sys_enter_", exit[] = "sys_exit_";
+
+	if (strcmp(ev->system, "syscalls"))
+		return;
+	if (!strncmp(ev->name, enter, strlen(enter)))
+		ev->syscall_nr = tr_syscall_nr(ev->name + strlen(enter));
+	if (!strncmp(ev->name, exit, strlen(exit))) {
+		ev->syscall_nr = tr_syscall_nr(ev->name + strlen(exit));
+		ev->syscall_exit = 1;
+	}
 }
 
 int tr_events_add_format(struct tr_event_set *set, const char *system,
@@ -197,6 +214,7 @@ static int add_event(struct tr_event_set *set, const char *full, char *why,
 		snprintf(why, whylen, "%s has more than %d dynamic fields", full, TR_MAX_DYN);
 		return err;
 	}
+	find_syscall(ev);
 	set->count++;
 	return 0;
 }

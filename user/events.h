@@ -22,6 +22,8 @@ struct tr_event {
 	struct tep_event *tep;		/* parsed format (owned by the set's tep) */
 	struct tr_event_shape shape;
 	int not_a_tracepoint;		/* written by the module itself: not attached */
+	int syscall_nr;			/* syscalls:sys_{enter,exit}_NAME: NAME's number, or -1 */
+	int syscall_exit;		/* ... and which of the two */
 };
 
 struct tr_event_set {

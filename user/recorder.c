@@ -54,10 +54,12 @@ struct session {
 	int use_kmod;			/* backend: the module, else BPF regions */
 	int kmod_via_perf;		/* the module writes from its perf events (6.1) */
 	int derive_context;		/* the program fills common_flags, preempt count */
+	int syscall_progs;		/* system call events from sys_enter/sys_exit */
 	char clock_desc[160];
 	struct tr_bpfbuf bufs;
 	struct tr_kmodbuf kbufs;
-	struct bpf_link **links;
+	struct bpf_link **links;	/* one per event, then sys_enter's and sys_exit's */
+	unsigned int nlinks;
 	unsigned int ncpu;
 	int *stream_fd;
 	struct tr_waiter waiter;
@@ -308,6 +310,33 @@ static int kernel_resolves_preempt_count(void)
 	return found;
 }
 
+/* The event comes from the raw sys_enter/sys_exit tracepoints, by number. */
+static int by_syscall(const struct session *s, const struct tr_event *ev)
+{
+	return s->syscall_progs && ev->syscall_nr >= 0 && ev->syscall_nr < TR_MAX_SYSCALLS;
+}
+
+/*
+ * System call events go through the tp_btf programs on sys_enter and
+ * sys_exit (bpf/record.bpf.c says why), except on kernels where the
+ * module takes the records from its perf events.
+ */
+static void choose_syscall_programs(struct session *s)
+{
+	int enter = 0, exit = 0;
+	unsigned int i;
+
+	s->syscall_progs = !s->kmod_via_perf;
+	for (i = 0; i < s->events.count; i++) {
+		const struct tr_event *ev = &s->events.events[i];
+
+		enter |= by_syscall(s, ev) && !ev->syscall_exit;
+		exit |= by_syscall(s, ev) && ev->syscall_exit;
+	}
+	bpf_program__set_autoload(s->skel->progs.tr_sys_enter, enter);
+	bpf_program__set_autoload(s->skel->progs.tr_sys_exit, exit);
+}
+
 static int configure(struct session *s, const struct trb_config *cfg)
 {
 	const struct tr_record_opts *o = s->o;
@@ -333,6 +362,32 @@ static int configure(struct session *s, const struct trb_config *cfg)
 	if (!skel->rodata->tr_follow_forks)
 		bpf_program__set_autoload(skel->progs.tr_follow_fork, false);
 	s->derive_context = kernel_resolves_preempt_count();
+	choose_syscall_programs(s);
+	return err;
+}
+
+/* tr_syscalls[nr]: the ids of system call nr's events, plus one. */
+static int fill_syscall_map(struct session *s)
+{
+	struct tr_syscall_events *by_nr = calloc(TR_MAX_SYSCALLS, sizeof(*by_nr));
+	unsigned int i;
+	int err = by_nr ? 0 : -ENOMEM;
+
+	for (i = 0; i < s->events.count && !err; i++) {
+		const struct tr_event *ev = &s->events.events[i];
+
+		if (!by_syscall(s, ev))
+			continue;
+		if (ev->syscall_exit)
+			by_nr[ev->syscall_nr].exit = ev->id + 1;
+		else
+			by_nr[ev->syscall_nr].enter = ev->id + 1;
+	}
+	for (i = 0; i < TR_MAX_SYSCALLS && !err; i++)
+		if (by_nr[i].enter || by_nr[i].exit)
+			err = bpf_map__update_elem(s->skel->maps.tr_syscalls, &i, sizeof(i),
+						   &by_nr[i], sizeof(by_nr[i]), BPF_ANY);
+	free(by_nr);
 	return err;
 }
 
@@ -347,6 +402,8 @@ static int fill_maps(struct session *s)
 		err = bpf_map__update_elem(s->skel->maps.tr_events, &i, sizeof(i),
 					   &s->events.events[i].shape,
 					   sizeof(struct tr_event_shape), BPF_ANY);
+	if (!err)
+		err = fill_syscall_map(s);
 	if (!err && o->pid) {
 		__u32 tgid = o->pid;
 
@@ -498,6 +555,25 @@ static int load_bpf(struct session *s, const struct trb_config *cfg)
 	return err;
 }
 
+/* sys_enter's and sys_exit's programs, where loaded, into links[0] and [1]. */
+static int attach_syscall_programs(struct session *s, struct bpf_link **links)
+{
+	struct bpf_program *progs[2] = { s->skel->progs.tr_sys_enter, s->skel->progs.tr_sys_exit };
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		if (!bpf_program__autoload(progs[i]))
+			continue;
+		links[i] = bpf_program__attach(progs[i]);
+		if (!links[i]) {
+			say("cannot attach to the raw %s tracepoint: %s", i ? "sys_exit" : "sys_enter",
+			    strerror(errno));
+			return -errno;
+		}
+	}
+	return 0;
+}
+
 static int attach(struct session *s)
 {
 	unsigned int i;
@@ -511,18 +587,25 @@ static int attach(struct session *s)
 					 &yes, 1, BPF_ANY))
 			return -errno;
 	}
-	if (s->skel->rodata->tr_follow_forks && record__attach(s->skel)) {
-		say("cannot follow the command's children: %s", strerror(errno));
-		return -errno;
+	if (s->skel->rodata->tr_follow_forks) {
+		s->skel->links.tr_follow_fork = bpf_program__attach(s->skel->progs.tr_follow_fork);
+		if (!s->skel->links.tr_follow_fork) {
+			say("cannot follow the command's children: %s", strerror(errno));
+			return -errno;
+		}
 	}
-	s->links = calloc(s->events.count, sizeof(*s->links));
+	s->nlinks = s->events.count + 2;
+	s->links = calloc(s->nlinks, sizeof(*s->links));
+	err = attach_syscall_programs(s, s->links + s->events.count);
+	if (err)
+		return err;
 	for (i = 0; i < s->events.count; i++) {
 		const struct tr_event *ev = &s->events.events[i];
 		LIBBPF_OPTS(bpf_tracepoint_opts, topts, .bpf_cookie = ev->id);
 
 		if (stop_requested || s->write_error)
 			return -ECANCELED;
-		if (ev->not_a_tracepoint)
+		if (ev->not_a_tracepoint || by_syscall(s, ev))
 			continue;
 		s->links[i] = bpf_program__attach_tracepoint_opts(s->skel->progs.tr_tracepoint,
 								  ev->system, ev->name, &topts);
@@ -592,7 +675,7 @@ static void *detach_some(void *arg)
 	const struct detacher *d = arg;
 	unsigned int i;
 
-	for (i = d->first; i < d->s->events.count; i += DETACH_THREADS)
+	for (i = d->first; i < d->s->nlinks; i += DETACH_THREADS)
 		bpf_link__destroy(d->s->links[i]);
 	return NULL;
 }

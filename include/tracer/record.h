@@ -30,6 +30,21 @@ struct tr_event_shape {
 	__u16 dyn_offset[TR_MAX_DYN];	/* of each locator, | TR_DYN_RELATIVE */
 };
 
+/*
+ * System call events (syscalls:sys_enter_NAME, sys_exit_NAME) are taken
+ * from the raw sys_enter/sys_exit tracepoints by system call number:
+ * tr_syscalls[nr] holds the ids of nr's events, plus one (0: not recorded).
+ * The record is the one the kernel would have written: the common
+ * header, __syscall_nr, then the arguments or the return value.
+ */
+#define TR_MAX_SYSCALLS		1024
+#define TR_SYSCALL_ARGS		6
+
+struct tr_syscall_events {
+	__u32 enter;
+	__u32 exit;
+};
+
 /* Where the data of the dynamic field located by the u32 loc ends. */
 static inline __u32 tr_dyn_end(__u32 loc, __u16 dyn_offset)
 {
