@@ -3,39 +3,9 @@
 # read back with babeltrace2; and every refusal with its message and exit
 # code.  Leaves tracefs mounted or not, as it found it.
 set -u
-BUILD=${BUILD:-build}
-TRACER=$BUILD/tracer
-GETPPID=$BUILD/tests/helpers/getppid_n
+. "$(dirname "$0")/lib.sh"
 work=$(mktemp -d /tmp/tracer-record-test.XXXXXX)
-tracefs_was_mounted=$(grep -c ' /sys/kernel/tracing tracefs ' /proc/mounts)
-
-cleanup() {
-	# No recorder or helper outlives the test, whatever failed.
-	local job
-	for job in $(jobs -p); do
-		kill -KILL "$job" 2>/dev/null
-	done
-	wait 2>/dev/null
-	rm -rf "$work"
-	if [ "$tracefs_was_mounted" = 0 ] && grep -q ' /sys/kernel/tracing tracefs ' /proc/mounts; then
-		umount /sys/kernel/tracing
-	fi
-}
-trap cleanup EXIT
-
-n=0
-check() { # check DESCRIPTION COMMAND...: one TAP line from a command's status
-	local what=$1
-	shift
-	n=$((n + 1))
-	if "$@"; then echo "ok $n - $what"; else echo "not ok $n - $what"; fi
-}
-diag() { sed 's/^/# /' "$@"; }
-
-if [ "$(id -u)" != 0 ]; then
-	echo "1..0 # SKIP recording with BPF needs root here"
-	exit 0
-fi
+trap 'end_test "$work"' EXIT
 
 # Events of one name in a trace, as babeltrace2 prints them.
 bt_events() { babeltrace2 "$1" 2>"$work/bt.err" | grep " $2: "; }
@@ -52,16 +22,6 @@ exact_count_with_command() {
 		{ echo "# $lines events from $pids pids"; diag "$work/cmd.log"; return 1; }
 }
 check "record -- command: exactly 1000 getppid events, all from the command" exact_count_with_command
-
-# Waits until a recorder has attached its BPF programs.
-wait_attached() {
-	local i
-	for i in $(seq 200); do
-		ls -l "/proc/$1/fd" 2>/dev/null | grep -q 'anon_inode:bpf_link' && return 0
-		sleep 0.05
-	done
-	return 1
-}
 
 exact_count_with_pid_and_ctrl_c() {
 	"$GETPPID" 500 0 "$work/go" &
@@ -312,11 +272,11 @@ check "unknown event: exit 2, close names suggested" \
 	-e sched:sched_swich -o "$work/x" -- /bin/true
 check "glob matching nothing: exit 2" \
 	refuses 2 "'nosuch:\*' matches no tracepoint" -e 'nosuch:*' -o "$work/x" -- /bin/true
-mkdir -p "$work/exists"
+"$TRACER" record -e sched:sched_process_exec -o "$work/exists" -- /bin/true 2>/dev/null
 check "existing output directory: exit 2, --force suggested" \
 	refuses 2 "already exists; choose another -o or add --force" \
 	-e sched:sched_switch -o "$work/exists" -- /bin/true
-check "--force replaces an existing output directory" \
+check "--force replaces an existing trace" \
 	refuses 0 "1  sched:sched_process_exec" -f -e sched:sched_process_exec -o "$work/exists" -- /bin/true
 check "bad geometry: exit 2 with the reason" \
 	refuses 2 "sub-buffer size must be a power of two" \

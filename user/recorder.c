@@ -2,9 +2,9 @@
 /*
  * tracer record.  Order matters so that nothing is lost and a killed
  * recorder leaves a readable trace:
- *   resolve events -> create the trace directory -> load BPF, fill the
- *   filter maps, set up the buffers (BPF map regions, or the kernel
- *   module's) -> write the metadata -> start the command (held) ->
+ *   resolve events -> load BPF, fill the filter maps, set up the buffers
+ *   (BPF map regions, or the kernel module's) -> create the trace
+ *   directory -> write the metadata -> start the command (held) ->
  *   attach -> release the command -> consume until stopped -> detach ->
  *   flush and drain every buffer -> summary.
  *
@@ -15,17 +15,14 @@
  * the module's clock on the same time base).
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -39,6 +36,7 @@
 #include "packet.h"
 #include "ubuf.h"
 #include "cpus.h"
+#include "trace_dir.h"
 #include "record.skel.h"
 
 #define MAX_FIELDS	128
@@ -54,6 +52,7 @@ struct session {
 	struct tr_kmodbuf kbufs;
 	struct bpf_link **links;
 	unsigned int ncpu;
+	struct tr_trace_dir dir;
 	int *stream_fd;
 	pid_t child;
 	int child_status;
@@ -88,59 +87,6 @@ static __u64 now_ns(void)
 	return tr_clock_monotonic_ns();
 }
 
-/* --- Trace directory ------------------------------------------------------ */
-
-static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *f)
-{
-	(void)st;
-	(void)type;
-	return f->level ? remove(path) : 0;
-}
-
-static int prepare_output(struct session *s)
-{
-	const char *dir = s->o->output;
-	char path[4096];
-
-	if (mkdir(dir, 0755)) {
-		if (errno != EEXIST) {
-			say("cannot create %s: %s", dir, strerror(errno));
-			return -errno;
-		}
-		if (!s->o->force) {
-			say("%s already exists; choose another -o or add --force to replace it", dir);
-			return -EEXIST;
-		}
-		nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-	}
-	snprintf(path, sizeof(path), "%s/.tracer", dir);
-	if (mkdir(path, 0755)) {
-		say("cannot create %s: %s", path, strerror(errno));
-		return -errno;
-	}
-	return 0;
-}
-
-/* The formats as tracefs gave them, for `tracer report`. */
-static int write_formats(struct session *s)
-{
-	char path[4096];
-	unsigned int i;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/.tracer/events", s->o->output);
-	f = fopen(path, "w");
-	if (!f)
-		return -errno;
-	for (i = 0; i < s->events.count; i++) {
-		const struct tr_event *ev = &s->events.events[i];
-
-		fprintf(f, "event %u %s %s %zu\n%s", ev->id, ev->system, ev->name,
-			strlen(ev->format), ev->format);
-	}
-	return fclose(f) ? -errno : 0;
-}
-
 static const char *backend_name(const struct session *s)
 {
 	return s->use_kmod ? "kmod" : "bpf";
@@ -169,7 +115,7 @@ static int write_metadata(struct session *s)
 		.clock_offset_ns = tr_ctf_clock_offset_ns(),
 		.classes = classes, .nclasses = n,
 	};
-	char host[256] = "unknown", path[4096];
+	char host[256] = "unknown";
 	int err = 0, nf;
 	FILE *f;
 
@@ -185,8 +131,7 @@ static int write_metadata(struct session *s)
 			ev->name, ev->id, fields + i * MAX_FIELDS, nf < 0 ? 0 : nf,
 		};
 	}
-	snprintf(path, sizeof(path), "%s/metadata", s->o->output);
-	f = err ? NULL : fopen(path, "w");
+	f = err ? NULL : tr_trace_dir_metadata(&s->dir);
 	if (!err && !f)
 		err = -errno;
 	if (f) {
@@ -195,7 +140,7 @@ static int write_metadata(struct session *s)
 			err = -errno;
 	}
 	if (!err)
-		err = write_formats(s);
+		err = tr_trace_dir_write_formats(&s->dir, &s->events);
 	if (err)
 		say("cannot write the trace metadata in %s: %s", s->o->output, strerror(-err));
 	free(classes);
@@ -205,52 +150,13 @@ static int write_metadata(struct session *s)
 
 static int open_streams(struct session *s)
 {
-	char path[4096];
-	unsigned int cpu;
+	int err;
 
 	s->stream_fd = calloc(s->ncpu, sizeof(int));
-	for (cpu = 0; cpu < s->ncpu; cpu++) {
-		snprintf(path, sizeof(path), "%s/channel0_%u", s->o->output, cpu);
-		s->stream_fd[cpu] = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (s->stream_fd[cpu] < 0) {
-			say("cannot create %s: %s", path, strerror(errno));
-			return -errno;
-		}
-	}
-	return 0;
-}
-
-/*
- * Command names for `tracer report`, written at stop: the command's and
- * every live process's (events that name tasks add more at report time).
- */
-static void write_comms(const struct session *s, pid_t command)
-{
-	char path[4096], comm[64];
-	struct dirent *de;
-	DIR *proc;
-	FILE *out, *in;
-
-	snprintf(path, sizeof(path), "%s/.tracer/comms", s->o->output);
-	out = fopen(path, "w");
-	if (!out)
-		return;
-	if (command)
-		fprintf(out, "%d %.15s\n", command, basename(s->o->command[0]));
-	proc = opendir("/proc");
-	while (proc && (de = readdir(proc))) {
-		if (de->d_name[0] < '1' || de->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/comm", de->d_name);
-		in = fopen(path, "r");
-		if (in && fgets(comm, sizeof(comm), in))
-			fprintf(out, "%s %s", de->d_name, comm);
-		if (in)
-			fclose(in);
-	}
-	if (proc)
-		closedir(proc);
-	fclose(out);
+	err = tr_trace_dir_open_streams(&s->dir, s->stream_fd, s->ncpu);
+	if (err)
+		say("cannot create the stream files in %s: %s", s->o->output, strerror(-err));
+	return err;
 }
 
 /* --- BPF ------------------------------------------------------------------- */
@@ -728,6 +634,16 @@ static int libbpf_to_stderr(enum libbpf_print_level level, const char *fmt, va_l
 
 /* --- Entry point ----------------------------------------------------------- */
 
+static int create_trace_dir(struct session *s)
+{
+	char why[1024];
+	int err = tr_trace_dir_create(&s->dir, s->o->output, s->o->force, why, sizeof(why));
+
+	if (err)
+		say("%s", why);
+	return err;
+}
+
 static int setup(struct session *s, const struct trb_config *cfg)
 {
 	char why[1024];
@@ -744,9 +660,9 @@ static int setup(struct session *s, const struct trb_config *cfg)
 		say("%s", why);
 		return err;
 	}
-	err = prepare_output(s);
+	err = load_bpf(s, cfg);
 	if (!err)
-		err = load_bpf(s, cfg);
+		err = create_trace_dir(s);
 	s->per_event = calloc(s->events.count, sizeof(*s->per_event));
 	if (!err)
 		err = write_metadata(s);
@@ -774,6 +690,7 @@ static void teardown(struct session *s)
 		if (s->stream_fd[cpu] > 0)
 			close(s->stream_fd[cpu]);
 	free(s->stream_fd);
+	tr_trace_dir_close(&s->dir);
 	free(s->per_event);
 	tr_events_free(&s->events);
 }
@@ -787,6 +704,7 @@ int tr_record(const struct tr_record_opts *o)
 	struct sigaction stop = { .sa_handler = on_stop_signal };
 	struct session s = {
 		.o = o, .ncpu = libbpf_num_possible_cpus(), .kbufs = { .fd = -1 },
+		.dir = TR_TRACE_DIR_CLOSED,
 	};
 	const char *bad = trb_geometry_problem(cfg.subbuf_size, cfg.nsubbuf);
 	int err, status = 0;
@@ -811,8 +729,9 @@ int tr_record(const struct tr_record_opts *o)
 		if (s.write_error)
 			say("writing the trace failed (%s): recording stopped; what was written stays readable",
 			    strerror(-s.write_error));
+		/* The trace complete before anything is printed: stderr may be a closed pipe. */
+		tr_trace_dir_write_comms(&s.dir, command, command ? o->command[0] : NULL);
 		summary(&s);
-		write_comms(&s, command);
 	}
 	/* Stopped before the command ended: end it, as perf record does. */
 	if (s.child) {
