@@ -279,8 +279,8 @@ check "existing output directory: exit 2, --force suggested" \
 check "--force replaces an existing trace" \
 	refuses 0 "1  sched:sched_process_exec" -f -e sched:sched_process_exec -o "$work/exists" -- /bin/true
 check "bad geometry: exit 2 with the reason" \
-	refuses 2 "sub-buffer size must be a power of two" \
-	--subbuf-size 3000 -e sched:sched_switch -o "$work/y" -- /bin/true
+	refuses 2 "sub-buffer size must be at least 4 KiB" \
+	--subbuf-size 2K -e sched:sched_switch -o "$work/y" -- /bin/true
 check "no event: exit 2" refuses 2 "no event given" -o "$work/y" -- /bin/true
 
 # Whether tracefs is mounted (then it is unreadable) or not (then it cannot

@@ -695,6 +695,22 @@ static void teardown(struct session *s)
 	tr_events_free(&s->events);
 }
 
+/* The buffers asked for, checked before anything is set up: NULL or why not. */
+static const char *geometry_problem(const struct tr_record_opts *o)
+{
+	__u64 nsubbuf = o->subbuf_size ? o->buffer_size / o->subbuf_size : 0;
+	const char *bad = trb_geometry_problem(o->subbuf_size, nsubbuf);
+	int may_use_bpf = o->backend == TR_BACKEND_BPF ||
+			  (o->backend == TR_BACKEND_AUTO && tr_kmodbuf_unavailable());
+
+	if (!bad && nsubbuf * o->subbuf_size != o->buffer_size)
+		return "the buffer size must be a multiple of the sub-buffer size";
+	if (!bad && may_use_bpf &&
+	    TR_BPF_REGION_SIZE(o->subbuf_size, nsubbuf) > TR_BPF_MAX_REGION_SIZE)
+		return "a BPF buffer holds at most 512 MiB per CPU, one spare sub-buffer included: --buffer-size 256M at most";
+	return bad;
+}
+
 int tr_record(const struct tr_record_opts *o)
 {
 	struct trb_config cfg = {
@@ -706,7 +722,7 @@ int tr_record(const struct tr_record_opts *o)
 		.o = o, .ncpu = libbpf_num_possible_cpus(), .kbufs = { .fd = -1 },
 		.dir = TR_TRACE_DIR_CLOSED,
 	};
-	const char *bad = trb_geometry_problem(cfg.subbuf_size, cfg.nsubbuf);
+	const char *bad = geometry_problem(o);
 	int err, status = 0;
 	pid_t command;
 
