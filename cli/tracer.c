@@ -43,7 +43,8 @@ static const char usage_record[] =
 "      --subbuf-size SIZE sub-buffer, a power of two, e.g. 1M (default 1M)\n"
 "      --flush-ms MS      deliver partly filled sub-buffers every MS ms, 1 to 60000 (default 100)\n"
 "      --backend WHO      auto (default: the kernel module if loaded), bpf or kmod\n"
-"  -v, --verbose          show libbpf's messages (verifier logs when loading fails)\n";
+"  -v, --verbose          show libbpf's messages (verifier logs when loading fails)\n"
+"With a command, the exit status is the command's (128 + N when signal N ended it).\n";
 
 static const char usage_report[] =
 "usage: tracer report [options] [DIR]\n"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The command line: every bad value is refused with one line naming the
 # option, exit 2, and nothing created (a table, one row per value); help
-# and version.
+# and version; the recorder's exit status, signals and terminal.
 set -u
 . "$(dirname "$0")/lib.sh"
 work=$(mktemp -d /tmp/tracer-cli-test.XXXXXX)
@@ -150,5 +150,76 @@ list_without_privileges() {
 		{ echo "# exit $got"; diag "$work/stderr"; return 1; }
 }
 check "list as an unprivileged user: the permission problem, exit 1" list_without_privileges
+
+# --- the recorder's exit status and signals ------------------------------------------------
+
+exit_status() { # exit_status CODE SHELL-COMMAND: tracer record -- sh -c SHELL-COMMAND exits CODE
+	rm -rf "$out"
+	"$TRACER" record -e sched:sched_process_exit -o "$out" -- sh -c "$2" 2>"$work/stderr"
+	local got=$?
+	[ "$got" = "$1" ] && grep -q '1  sched:sched_process_exit' "$work/stderr" ||
+		{ echo "# exit $got"; diag "$work/stderr"; return 1; }
+}
+check "the command's exit code is tracer's" exit_status 3 'exit 3'
+check "a command killed by SIGSEGV: exit 139, as shells report it" exit_status 139 'kill -SEGV $$'
+check "a command killed by SIGKILL: exit 137" exit_status 137 'kill -KILL $$'
+
+# Starts a system-wide recorder into $out, attached when it returns.
+start_recorder() {
+	rm -rf "$out"
+	"$TRACER" record -a -e syscalls:sys_enter_getppid -o "$out" 2>"$work/recorder.log" &
+	recorder=$!
+	wait_attached "$recorder" || { kill "$recorder"; wait "$recorder"; return 1; }
+}
+
+sigterm_prints_the_summary() {
+	start_recorder || return 1
+	"$GETPPID" 10
+	kill -TERM "$recorder"
+	wait "$recorder"
+	local got=$?
+	[ "$got" = 0 ] && grep -qE '^tracer record: [0-9]+ events' "$work/recorder.log" &&
+		"$TRACER" report "$out" | grep -q sys_enter_getppid ||
+		{ echo "# exit $got"; diag "$work/recorder.log"; return 1; }
+}
+check "SIGTERM stops the recording with its summary, exit 0" sigterm_prints_the_summary
+
+sigusr2_does_not_end_the_recording() {
+	start_recorder || return 1
+	kill -USR2 "$recorder"
+	"$GETPPID" 10
+	kill -0 "$recorder" || { wait "$recorder"; echo "# the recorder died: exit $?"; return 1; }
+	kill -INT "$recorder"
+	wait "$recorder"
+	local got=$?
+	[ "$got" = 0 ] && grep -qE '^tracer record: [0-9]+ events' "$work/recorder.log" ||
+		{ echo "# exit $got"; diag "$work/recorder.log"; return 1; }
+}
+check "SIGUSR2 does not end the recording" sigusr2_does_not_end_the_recording
+
+# --- the status line -------------------------------------------------------------------------
+
+# In the foreground of a terminal (script(1) gives one) the status line is
+# drawn, and erased at the end so the summary starts on a clean line.
+status_line_erased_at_the_end() {
+	rm -rf "$out"
+	script -qec "$TRACER record -e syscalls:sys_enter_getppid -o $out -- $GETPPID 1500 1" \
+		/dev/null >"$work/tty.out" 2>&1 || return 1
+	grep -q $'\r\033\[Ktracer record: 1500 events' "$work/tty.out" &&
+		grep -q '^\[ [0-9.]* s ' <(tr '\r' '\n' <"$work/tty.out") ||
+		{ cat -A "$work/tty.out" | head -5 | diag; return 1; }
+}
+check "on a terminal the status line is drawn, then erased before the summary" status_line_erased_at_the_end
+
+# A background job (bash with job control puts it in its own process
+# group) must not draw over the shell's prompt.
+no_status_line_in_the_background() {
+	rm -rf "$out"
+	script -qec "bash -mc '$TRACER record -e syscalls:sys_enter_getppid -o $out -- $GETPPID 1500 1 & wait \$!'" \
+		/dev/null >"$work/bg.out" 2>&1 || return 1
+	grep -q 'tracer record: 1500 events' "$work/bg.out" && ! grep -q 'events/s' "$work/bg.out" ||
+		{ cat -A "$work/bg.out" | head -5 | diag; return 1; }
+}
+check "in the background of a terminal no status line is drawn" no_status_line_in_the_background
 
 echo "1..$n"

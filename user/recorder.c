@@ -71,6 +71,12 @@ static void on_stop_signal(int sig)
 	stop_requested = 1;
 }
 
+/* SIGUSR2 is to ask for a snapshot; until it does, it must not end the recording. */
+static void on_snapshot_signal(int sig)
+{
+	(void)sig;
+}
+
 static void say(const char *fmt, ...)
 {
 	va_list ap;
@@ -553,13 +559,27 @@ static __u64 lost_total(const struct session *s)
 	return lost;
 }
 
-static void status_line(const struct session *s, __u64 start, __u64 now)
+/*
+ * The status line is redrawn in place, so only while this process owns
+ * the terminal: in the background it would draw over the shell's prompt
+ * and what the user types there.
+ */
+static int owns_terminal(void)
+{
+	return isatty(STDERR_FILENO) && tcgetpgrp(STDERR_FILENO) == getpgrp();
+}
+
+/* Whether it was drawn. */
+static int status_line(const struct session *s, __u64 start, __u64 now)
 {
 	double secs = (now - start) / 1e9;
 
+	if (!owns_terminal())
+		return 0;
 	fprintf(stderr, "\r[ %.1f s  %.0f events/s  %.1f MiB written  %llu lost ]  ",
 		secs, secs > 0 ? s->records / secs : 0.0, s->bytes / 1048576.0,
 		(unsigned long long)lost_total(s));
+	return 1;
 }
 
 static int command_running(struct session *s)
@@ -577,7 +597,7 @@ static void run(struct session *s)
 {
 	const struct tr_record_opts *o = s->o;
 	__u64 start = now_ns(), last_flush = start, last_status = start;
-	int live = isatty(STDERR_FILENO), had_command = s->child != 0;
+	int drawn = 0, had_command = s->child != 0;
 	struct timespec tick = { 0, 2000000 };
 
 	while (!stop_requested && !s->write_error) {
@@ -592,16 +612,17 @@ static void run(struct session *s)
 			last_flush = now;
 		}
 		consume(s);
-		if (live && now - last_status >= 1000000000ull) {
-			status_line(s, start, now);
+		if (now - last_status >= 1000000000ull) {
+			drawn |= status_line(s, start, now);
 			last_status = now;
 		}
 		/* The module's timers wake poll() when a sub-buffer is ready. */
 		if (!s->use_kmod || tr_kmodbuf_wait(&s->kbufs, tick.tv_nsec / 1000000) < 0)
 			nanosleep(&tick, NULL);
 	}
-	if (live)
-		fputc('\n', stderr);
+	/* Erase it: the summary and the shell's prompt start on a clean line. */
+	if (drawn && owns_terminal())
+		fputs("\r\033[K", stderr);
 }
 
 /* --- Summary ------------------------------------------------------------- */
@@ -711,6 +732,14 @@ static const char *geometry_problem(const struct tr_record_opts *o)
 	return bad;
 }
 
+/* How the command ended, as a shell reports it: its exit code, or 128 + the signal. */
+static int shell_status(int wstatus)
+{
+	if (WIFSIGNALED(wstatus))
+		return 128 + WTERMSIG(wstatus);
+	return WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 0;
+}
+
 int tr_record(const struct tr_record_opts *o)
 {
 	struct trb_config cfg = {
@@ -718,6 +747,7 @@ int tr_record(const struct tr_record_opts *o)
 		.nsubbuf = o->subbuf_size ? o->buffer_size / o->subbuf_size : 0,
 	};
 	struct sigaction stop = { .sa_handler = on_stop_signal };
+	struct sigaction snapshot = { .sa_handler = on_snapshot_signal, .sa_flags = SA_RESTART };
 	struct session s = {
 		.o = o, .ncpu = libbpf_num_possible_cpus(), .kbufs = { .fd = -1 },
 		.dir = TR_TRACE_DIR_CLOSED,
@@ -733,6 +763,7 @@ int tr_record(const struct tr_record_opts *o)
 	}
 	sigaction(SIGINT, &stop, NULL);
 	sigaction(SIGTERM, &stop, NULL);
+	sigaction(SIGUSR2, &snapshot, NULL);
 	libbpf_set_print(o->verbose ? libbpf_to_stderr : NULL);
 	err = setup(&s, &cfg);
 	release_command(&s);
@@ -754,8 +785,8 @@ int tr_record(const struct tr_record_opts *o)
 		kill(s.child, err ? SIGKILL : SIGTERM);
 		waitpid(s.child, &s.child_status, 0);
 	}
-	if (s.o->command && WIFEXITED(s.child_status))
-		status = WEXITSTATUS(s.child_status);
+	if (s.o->command)
+		status = shell_status(s.child_status);
 	teardown(&s);
 	if (err)
 		return err == -ENOENT || err == -EEXIST || err == -EINVAL ? 2 : 1;
