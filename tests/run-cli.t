@@ -3,10 +3,11 @@
 # option, exit 2, and nothing created (a table, one row per value); help
 # and version; the recorder's exit status, signals and terminal.
 set -u
+TEST_NAME=cli
 . "$(dirname "$0")/lib.sh"
-work=$(mktemp -d /tmp/tracer-cli-test.XXXXXX)
+require_root "recording with BPF needs root here"
+keep_tracefs_as_found
 out=$work/out
-trap 'end_test "$work"' EXIT
 
 # refused CODE PATTERN ARGS...: tracer ARGS exits CODE with one line on
 # stderr matching PATTERN (extended regex), and creates no $out.

@@ -6,18 +6,13 @@
 # nothing that is not a trace is replaced, traces are private (0700/0600)
 # and, under sudo, belong to the user who ran it.
 set -u
-. "$(dirname "$0")/lib.sh"
-work=$(mktemp -d /tmp/tracer-files-test.XXXXXX)	# root's, 0700
+TEST_NAME=files
+. "$(dirname "$0")/lib.sh"	# $work: root's, 0700
+require_root "recording with BPF needs root here"
+keep_tracefs_as_found
 shared=$(mktemp -d /tmp/tracer-files-shared.XXXXXX)
+at_exit 'rm -rf "$shared"'
 user=trf$$_$RANDOM
-
-cleanup() {
-	end_test "$work" "$shared"
-	if id "$user" >/dev/null 2>&1; then
-		userdel "$user"
-	fi
-}
-trap cleanup EXIT
 
 if ! command -v useradd >/dev/null || ! command -v setpriv >/dev/null; then
 	echo "1..0 # SKIP needs useradd and setpriv to act as another user"
@@ -25,6 +20,7 @@ if ! command -v useradd >/dev/null || ! command -v setpriv >/dev/null; then
 fi
 useradd --system --no-create-home --no-user-group --shell /usr/sbin/nologin "$user" ||
 	{ echo "Bail out! useradd $user failed"; exit 1; }
+at_exit 'userdel "$user"'
 uid=$(id -u "$user")
 gid=$(id -g "$user")
 as_user() { setpriv --reuid="$uid" --regid="$gid" --clear-groups "$@"; }
