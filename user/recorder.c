@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -35,8 +36,8 @@
 #include "ctf.h"
 #include "packet.h"
 #include "ubuf.h"
-#include "cpus.h"
 #include "trace_dir.h"
+#include "cpus.h"
 #include "record.skel.h"
 
 #define MAX_FIELDS	128
@@ -53,6 +54,7 @@ struct session {
 	struct bpf_link **links;
 	unsigned int ncpu;
 	struct tr_trace_dir dir;
+	int status_drawn;		/* a status line is on the terminal */
 	int *stream_fd;
 	pid_t child;
 	int child_status;
@@ -569,17 +571,23 @@ static int owns_terminal(void)
 	return isatty(STDERR_FILENO) && tcgetpgrp(STDERR_FILENO) == getpgrp();
 }
 
-/* Whether it was drawn. */
-static int status_line(const struct session *s, __u64 start, __u64 now)
+static void status_line(struct session *s, __u64 start, __u64 now)
 {
 	double secs = (now - start) / 1e9;
 
 	if (!owns_terminal())
-		return 0;
+		return;
 	fprintf(stderr, "\r[ %.1f s  %.0f events/s  %.1f MiB written  %llu lost ]  ",
 		secs, secs > 0 ? s->records / secs : 0.0, s->bytes / 1048576.0,
 		(unsigned long long)lost_total(s));
-	return 1;
+	s->status_drawn = 1;
+}
+
+/* Erase it: the summary and the shell's prompt start on a clean line. */
+static void status_line_erase(const struct session *s)
+{
+	if (s->status_drawn && owns_terminal())
+		fputs("\r\033[K", stderr);
 }
 
 static int command_running(struct session *s)
@@ -597,7 +605,7 @@ static void run(struct session *s)
 {
 	const struct tr_record_opts *o = s->o;
 	__u64 start = now_ns(), last_flush = start, last_status = start;
-	int drawn = 0, had_command = s->child != 0;
+	int live = isatty(STDERR_FILENO), had_command = s->child != 0;
 	struct timespec tick = { 0, 2000000 };
 
 	while (!stop_requested && !s->write_error) {
@@ -612,17 +620,15 @@ static void run(struct session *s)
 			last_flush = now;
 		}
 		consume(s);
-		if (now - last_status >= 1000000000ull) {
-			drawn |= status_line(s, start, now);
+		if (live && now - last_status >= 1000000000ull) {
+			status_line(s, start, now);
 			last_status = now;
 		}
 		/* The module's timers wake poll() when a sub-buffer is ready. */
 		if (!s->use_kmod || tr_kmodbuf_wait(&s->kbufs, tick.tv_nsec / 1000000) < 0)
 			nanosleep(&tick, NULL);
 	}
-	/* Erase it: the summary and the shell's prompt start on a clean line. */
-	if (drawn && owns_terminal())
-		fputs("\r\033[K", stderr);
+	status_line_erase(s);
 }
 
 /* --- Summary ------------------------------------------------------------- */
@@ -707,11 +713,11 @@ static void teardown(struct session *s)
 		tr_bpfbuf_close(&s->bufs);
 	if (s->use_kmod)
 		tr_kmodbuf_close(&s->kbufs);
+	tr_trace_dir_close(&s->dir);
 	for (cpu = 0; s->stream_fd && cpu < s->ncpu; cpu++)
 		if (s->stream_fd[cpu] > 0)
 			close(s->stream_fd[cpu]);
 	free(s->stream_fd);
-	tr_trace_dir_close(&s->dir);
 	free(s->per_event);
 	tr_events_free(&s->events);
 }
@@ -749,8 +755,8 @@ int tr_record(const struct tr_record_opts *o)
 	struct sigaction stop = { .sa_handler = on_stop_signal };
 	struct sigaction snapshot = { .sa_handler = on_snapshot_signal, .sa_flags = SA_RESTART };
 	struct session s = {
-		.o = o, .ncpu = libbpf_num_possible_cpus(), .kbufs = { .fd = -1 },
 		.dir = TR_TRACE_DIR_CLOSED,
+		.o = o, .ncpu = libbpf_num_possible_cpus(), .kbufs = { .fd = -1 },
 	};
 	const char *bad = geometry_problem(o);
 	int err, status = 0;
