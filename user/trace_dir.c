@@ -130,9 +130,10 @@ static int open_existing(const char *path, char *why, size_t whylen)
 }
 
 /*
- * Remove the entries of directory fd, all of them written here (else
- * -ENOTEMPTY and nothing removed when check_only), then .tracer/ too.
- * unlinkat() removes a symbolic link, never what it points to.
+ * Remove the entries of directory fd, .tracer/ and its entries included,
+ * if every one has a name written here: -ENOTEMPTY at the first that has
+ * not.  check_only removes nothing.  unlinkat() removes a symbolic link,
+ * never what it points to.
  */
 static int clear_trace(int fd, int inside_meta, int check_only)
 {
@@ -142,7 +143,6 @@ static int clear_trace(int fd, int inside_meta, int check_only)
 
 	if (dir)
 		rewinddir(dir);	/* the duplicate shares fd's offset: read it all again */
-
 	while (!err && (de = readdir(dir))) {
 		int meta;
 
