@@ -1,17 +1,32 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * tracer: the command line.  Each subcommand parses its options here and
- * hands a plain options struct to the library (user/).
+ * tracer: the command line.  Each subcommand parses its options here,
+ * strictly (a value that is not exactly what the option takes is refused
+ * with one line naming the option, exit 2, before anything is created),
+ * and hands a plain options struct to the library (user/).
  */
 #define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
 #include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <bpf/libbpf.h>
 
 #include "recorder.h"
 #include "report.h"
 #include "events.h"
+#include "cpus.h"
+
+#define TRACER_VERSION		"0.1"
+
+#define MAX_DURATION_S		1000000000	/* about 31 years */
+#define MAX_FLUSH_MS		60000
+#define MAX_COMM		15		/* what the kernel keeps of a name */
 
 static const char usage_record[] =
 "usage: tracer record -e EVENT [-e EVENT...] [options] [-- command [args...]]\n"
@@ -19,40 +34,265 @@ static const char usage_record[] =
 "  -a, --all-cpus         record every process (default without -p or a command)\n"
 "  -p, --pid PID          record this process and its threads\n"
 "  -C, --cpu LIST         record only on these CPUs, e.g. 0,2-3\n"
-"      --comm NAME        record only tasks with this command name\n"
+"      --comm NAME        record only tasks with this command name (at most 15 characters)\n"
 "  -o, --output DIR       trace directory (default tracer.data)\n"
-"  -f, --force            replace an existing trace directory\n"
-"  -d, --duration SECS    stop after SECS seconds\n"
+"  -f, --force            replace an existing trace directory; the previous one is kept as DIR.old\n"
+"  -d, --duration SECS    stop after SECS seconds, e.g. 5 or 0.5\n"
 "      --mode MODE        discard (default: drop new events when full) or overwrite\n"
-"      --buffer-size SIZE per-CPU buffer, e.g. 4M (default 4M)\n"
-"      --subbuf-size SIZE sub-buffer, e.g. 1M (default 1M)\n"
-"      --flush-ms MS      deliver partly filled sub-buffers every MS ms (default 100)\n"
+"      --buffer-size SIZE per-CPU buffer, a power of two, e.g. 4M (default 4M)\n"
+"      --subbuf-size SIZE sub-buffer, a power of two, e.g. 1M (default 1M)\n"
+"      --flush-ms MS      deliver partly filled sub-buffers every MS ms, 1 to 60000 (default 100)\n"
 "      --backend WHO      auto (default: the kernel module if loaded), bpf or kmod\n"
-"  -v, --verbose          show libbpf's messages (verifier logs when loading fails)\n";
+"  -v, --verbose          show libbpf's messages (verifier logs when loading fails)\n"
+"With a command, the exit status is the command's (128 + N when signal N ended it).\n";
 
-/* "4M", "256K", "4096": bytes, or 0 when malformed. */
-static unsigned long long parse_size(const char *text)
+static const char usage_report[] =
+"usage: tracer report [options] [DIR]\n"
+"  DIR                    trace directory (default tracer.data)\n"
+"      --cpu LIST         only these CPUs, e.g. 0,2-3\n"
+"      --pid PID          only this process id\n"
+"      --event GLOB       only these events, e.g. 'sched:*' or sched_switch; repeat for more\n";
+
+static const char usage_list[] =
+"usage: tracer list [GLOB]\n"
+"  GLOB                   only the tracepoints matching it, e.g. 'sched:*'\n";
+
+static const char usage[] =
+"usage: tracer COMMAND [options]\n"
+"  record   record tracepoints into a CTF trace directory\n"
+"  report   print a trace's events from all CPUs in time order\n"
+"  list     list the tracepoints, optionally those matching a glob\n"
+"  help     print a command's options: tracer help COMMAND\n"
+"tracer --version prints the version.\n";
+
+/* "tracer record" and so on: what messages (and getopt's) start with. */
+static const char *me = "tracer";
+
+/* --- Values: one strict parser per kind ------------------------------------ */
+
+/* One line: the option, its value, what is wrong.  -EINVAL. */
+static int refuse(const char *option, const char *value, const char *fmt, ...)
 {
-	char *end;
-	unsigned long long n = strtoull(text, &end, 10);
+	va_list ap;
 
-	switch (*end) {
-	case 'k': case 'K': n <<= 10; end++; break;
-	case 'm': case 'M': n <<= 20; end++; break;
-	case 'g': case 'G': n <<= 30; end++; break;
-	}
-	return *end || end == text ? 0 : n;
+	fprintf(stderr, "%s: %s '%s': ", me, option, value);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return -EINVAL;
 }
 
-static int bad_usage(const char *why, const char *usage)
+#define DIGITS	"0123456789"
+
+/*
+ * The number the first len characters of text write in decimal digits,
+ * nothing else (no sign, no space): -EINVAL, or -ERANGE past ULLONG_MAX.
+ */
+static int decimal(const char *text, size_t len, unsigned long long *value)
 {
-	fprintf(stderr, "tracer: %s\n%s", why, usage);
+	unsigned long long n = 0;
+	size_t i;
+
+	if (!len || strspn(text, DIGITS) < len)
+		return -EINVAL;
+	for (i = 0; i < len; i++) {
+		if (n > (ULLONG_MAX - (text[i] - '0')) / 10)
+			return -ERANGE;
+		n = n * 10 + (text[i] - '0');
+	}
+	*value = n;
+	return 0;
+}
+
+/* A whole number in [min, max]. */
+static int parse_uint(const char *option, const char *text, unsigned long long min,
+		      unsigned long long max, unsigned long long *value)
+{
+	if (decimal(text, strlen(text), value) || *value < min || *value > max)
+		return refuse(option, text, "must be a whole number from %llu to %llu", min, max);
+	return 0;
+}
+
+/* Bytes with an optional K, M or G: a power of two, as buffers are. */
+static int parse_size(const char *option, const char *text, __u64 *size)
+{
+	static const char units[] = "kmg";
+	size_t len = strspn(text, DIGITS);
+	const char *unit = text[len] ? strchr(units, tolower((unsigned char)text[len])) : NULL;
+	unsigned int shift = unit ? 10 * (unit - units + 1) : 0;
+	unsigned long long n;
+
+	if (!len || (text[len] && (!unit || text[len + 1])))
+		return refuse(option, text, "not a size: bytes, or a number with K, M or G, e.g. 4M");
+	if (decimal(text, len, &n) || n > ULLONG_MAX >> shift)
+		return refuse(option, text, "too large");
+	n <<= shift;
+	if (!n || (n & (n - 1)))
+		return refuse(option, text, "not a power of two (buffer and sub-buffer sizes are, e.g. 64K or 4M)");
+	*size = n;
+	return 0;
+}
+
+/* Seconds, plain decimal digits with an optional point: "5", "0.5". */
+static int parse_duration(const char *option, const char *text, double *secs)
+{
+	const char *end = text + strspn(text, DIGITS);
+	size_t ndigits = end - text;
+
+	if (*end == '.') {
+		ndigits += strspn(end + 1, DIGITS);
+		end = text + ndigits + 1;
+	}
+	if (!ndigits || *end)
+		return refuse(option, text, "not a number of seconds, e.g. 5 or 0.5");
+	*secs = strtod(text, NULL);
+	if (*secs <= 0 || *secs > MAX_DURATION_S)
+		return refuse(option, text, "must be more than 0 and at most %d seconds",
+			      MAX_DURATION_S);
+	return 0;
+}
+
+/* A CPU list for a machine of ncpu CPUs (or -errno: they could not be counted). */
+static int parse_cpus(const char *option, const char *text, int ncpu)
+{
+	int err = ncpu > 0 ? tr_parse_cpu_list(text, NULL, ncpu) : 0;
+
+	if (ncpu <= 0)
+		return refuse(option, text, "cannot count this machine's CPUs: %s", strerror(-ncpu));
+	if (err == -ERANGE)
+		return refuse(option, text, "CPUs go from 0 to %u", ncpu - 1);
+	if (err)
+		return refuse(option, text, "not a CPU list such as 0,2-3");
+	return 0;
+}
+
+/* Where the bracket expression opening at p ends (its ']'), or NULL. */
+static const char *bracket_end(const char *p)
+{
+	p++;
+	p += *p == '!' || *p == '^';
+	p += *p == ']';		/* a ']' first is a member */
+	while (*p && *p != ']') {
+		if (p[0] == '[' && (p[1] == ':' || p[1] == '.' || p[1] == '=')) {
+			const char close[] = { p[1], ']', 0 };	/* [:alpha:] and the like */
+
+			p = strstr(p + 2, close);
+			if (!p)
+				return NULL;
+			p += 2;
+		} else {
+			p++;
+		}
+	}
+	return *p ? p : NULL;
+}
+
+/* A glob fnmatch() takes as meant: every '[' closed, no '\' at the end. */
+static const char *glob_problem(const char *glob)
+{
+	const char *p;
+
+	for (p = glob; *p; p++) {
+		if (*p == '\\' && !*++p)
+			return "it ends with an escaping '\\'";
+		if (*p == '[' && !(p = bracket_end(p)))
+			return "a '[' is not closed by ']'";
+	}
+	return NULL;
+}
+
+static int parse_event(const char *option, const char *text)
+{
+	const char *bad = glob_problem(text);
+
+	if (!*text)
+		return refuse(option, text, "empty: name a tracepoint, e.g. sched:sched_switch");
+	if (bad)
+		return refuse(option, text, "not a valid glob: %s", bad);
+	return 0;
+}
+
+static int parse_pid(const char *option, const char *text, int must_exist, pid_t *pid)
+{
+	unsigned long long n;
+
+	if (parse_uint(option, text, 1, INT_MAX, &n))
+		return -EINVAL;
+	if (must_exist && kill(n, 0) && errno == ESRCH)
+		return refuse(option, text, "no such process");
+	*pid = n;
+	return 0;
+}
+
+/* --- Commands ---------------------------------------------------------------- */
+
+/* getopt() names the command in its messages; so do we. */
+static void name_command(char **argv)
+{
+	static char name[32];
+
+	snprintf(name, sizeof(name), "tracer %s", argv[0]);
+	me = argv[0] = name;
+}
+
+static int bad_option(void)
+{
+	fprintf(stderr, "%s --help lists the options\n", me);
 	return 2;
+}
+
+enum { OPT_COMM = 256, OPT_MODE, OPT_BUFFER, OPT_SUBBUF, OPT_FLUSH, OPT_BACKEND };
+
+static int record_option(struct tr_record_opts *o, const char **events, int c)
+{
+	unsigned long long n;
+
+	switch (c) {
+	case 'e': events[o->nevents++] = optarg; return parse_event("--event", optarg);
+	case 'a': o->system_wide = 1; return 0;
+	case 'p': return parse_pid("--pid", optarg, 1, &o->pid);
+	case 'C':
+		o->cpus = optarg;
+		return parse_cpus("--cpu", optarg, libbpf_num_possible_cpus());
+	case OPT_COMM:
+		o->comm = optarg;
+		if (!*optarg || strlen(optarg) > MAX_COMM)
+			return refuse("--comm", optarg, "a command name has 1 to %d characters",
+				      MAX_COMM);
+		return 0;
+	case 'o': o->output = optarg; return *optarg ? 0 : refuse("--output", optarg, "empty");
+	case 'f': o->force = 1; return 0;
+	case 'd': return parse_duration("--duration", optarg, &o->duration);
+	case OPT_MODE:
+		if (strcmp(optarg, "discard") && strcmp(optarg, "overwrite"))
+			return refuse("--mode", optarg, "must be discard or overwrite");
+		o->mode = strcmp(optarg, "overwrite") ? TR_MODE_DISCARD : TR_MODE_OVERWRITE;
+		return 0;
+	case OPT_BUFFER: return parse_size("--buffer-size", optarg, &o->buffer_size);
+	case OPT_SUBBUF: return parse_size("--subbuf-size", optarg, &o->subbuf_size);
+	case OPT_FLUSH:
+		if (parse_uint("--flush-ms", optarg, 1, MAX_FLUSH_MS, &n))
+			return -EINVAL;
+		o->flush_ms = n;
+		return 0;
+	case OPT_BACKEND:
+		if (!strcmp(optarg, "auto"))
+			o->backend = TR_BACKEND_AUTO;
+		else if (!strcmp(optarg, "bpf"))
+			o->backend = TR_BACKEND_BPF;
+		else if (!strcmp(optarg, "kmod"))
+			o->backend = TR_BACKEND_KMOD;
+		else
+			return refuse("--backend", optarg, "must be auto, bpf or kmod");
+		return 0;
+	case 'v': o->verbose = 1; return 0;
+	default: return -EINVAL;
+	}
 }
 
 static int cmd_record(int argc, char **argv)
 {
-	enum { OPT_COMM = 256, OPT_MODE, OPT_BUFFER, OPT_SUBBUF, OPT_FLUSH, OPT_BACKEND };
 	static const struct option options[] = {
 		{ "event", required_argument, NULL, 'e' },
 		{ "all-cpus", no_argument, NULL, 'a' },
@@ -79,57 +319,23 @@ static int cmd_record(int argc, char **argv)
 	int c;
 
 	while ((c = getopt_long(argc, argv, "+e:ap:C:o:fd:hv", options, NULL)) != -1) {
-		switch (c) {
-		case 'e': events[o.nevents++] = optarg; break;
-		case 'a': o.system_wide = 1; break;
-		case 'p': o.pid = atoi(optarg); break;
-		case 'C': o.cpus = optarg; break;
-		case OPT_COMM: o.comm = optarg; break;
-		case 'o': o.output = optarg; break;
-		case 'f': o.force = 1; break;
-		case 'd': o.duration = atof(optarg); break;
-		case OPT_MODE:
-			if (strcmp(optarg, "discard") && strcmp(optarg, "overwrite"))
-				return bad_usage("--mode is discard or overwrite", usage_record);
-			o.mode = strcmp(optarg, "overwrite") ? TR_MODE_DISCARD : TR_MODE_OVERWRITE;
-			break;
-		case OPT_BUFFER: o.buffer_size = parse_size(optarg); break;
-		case OPT_SUBBUF: o.subbuf_size = parse_size(optarg); break;
-		case OPT_FLUSH: o.flush_ms = atoi(optarg); break;
-		case OPT_BACKEND:
-			if (!strcmp(optarg, "auto"))
-				o.backend = TR_BACKEND_AUTO;
-			else if (!strcmp(optarg, "bpf"))
-				o.backend = TR_BACKEND_BPF;
-			else if (!strcmp(optarg, "kmod"))
-				o.backend = TR_BACKEND_KMOD;
-			else
-				return bad_usage("--backend is auto, bpf or kmod", usage_record);
-			break;
-		case 'v': o.verbose = 1; break;
-		case 'h': fputs(usage_record, stdout); return 0;
-		default: return bad_usage("bad option", usage_record);
+		if (c == 'h') {
+			fputs(usage_record, stdout);
+			return 0;
 		}
+		if (c == '?')
+			return bad_option();
+		if (record_option(&o, events, c))
+			return 2;
 	}
-	if (!o.nevents)
-		return bad_usage("no event given (-e)", usage_record);
-	if (o.pid <= 0 && optind > 0 && argv[optind - 1] && !strcmp(argv[optind - 1], "-p"))
-		return bad_usage("-p needs a process id", usage_record);
-	if (!o.buffer_size || !o.subbuf_size)
-		return bad_usage("sizes are numbers with an optional K, M or G", usage_record);
-	if (!o.flush_ms)
-		return bad_usage("--flush-ms must be at least 1", usage_record);
+	if (!o.nevents) {
+		fprintf(stderr, "%s: no event given: -e EVENT, e.g. -e 'sched:*'\n", me);
+		return 2;
+	}
 	if (optind < argc)
 		o.command = argv + optind;
 	return tr_record(&o);
 }
-
-static const char usage_report[] =
-"usage: tracer report [options] [DIR]\n"
-"  DIR                    trace directory (default tracer.data)\n"
-"      --cpu LIST         only these CPUs, e.g. 0,2-3\n"
-"      --pid PID          only this process id\n"
-"      --event GLOB       only these events, e.g. 'sched:*' or sched_switch\n";
 
 static int cmd_report(int argc, char **argv)
 {
@@ -141,17 +347,31 @@ static int cmd_report(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	struct tr_report_opts o = { .dir = "tracer.data" };
-	int c;
+	const char **events = calloc(argc, sizeof(*events));
+	struct tr_report_opts o = { .dir = "tracer.data", .events = events };
+	int c, err = 0;
 
-	while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+	while (!err && (c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
 		switch (c) {
-		case OPT_CPU: o.cpus = optarg; break;
-		case OPT_PID: o.pid = atoi(optarg); break;
-		case OPT_EVENT: o.event = optarg; break;
+		case OPT_CPU:
+			o.cpus = optarg;
+			err = parse_cpus("--cpu", optarg, TR_MAX_CPUS);
+			break;
+		case OPT_PID: err = parse_pid("--pid", optarg, 0, &o.pid); break;
+		case OPT_EVENT:
+			events[o.nevents++] = optarg;
+			err = parse_event("--event", optarg);
+			break;
 		case 'h': fputs(usage_report, stdout); return 0;
-		default: return bad_usage("bad option", usage_report);
+		default: return bad_option();
 		}
+	}
+	if (err)
+		return 2;
+	if (argc - optind > 1) {
+		fprintf(stderr, "%s: one trace directory at a time (%s, %s, ...)\n", me,
+			argv[optind], argv[optind + 1]);
+		return 2;
 	}
 	if (optind < argc)
 		o.dir = argv[optind];
@@ -160,37 +380,102 @@ static int cmd_report(int argc, char **argv)
 
 static int cmd_list(int argc, char **argv)
 {
+	static const struct option options[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	const char *glob = NULL;
+	char why[1024];
+	int c, n;
+
+	while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+		if (c != 'h')
+			return bad_option();
+		fputs(usage_list, stdout);
+		return 0;
+	}
+	if (argc - optind > 1) {
+		fprintf(stderr, "%s: one glob at most ('a*' matches names starting with a)\n", me);
+		return 2;
+	}
+	if (optind < argc) {
+		glob = argv[optind];
+		if (parse_event("GLOB", glob))
+			return 2;
+	}
 	if (tr_tracefs_mount()) {
-		fprintf(stderr, "tracer list: tracefs is not mounted and mounting it needs root: mount -t tracefs nodev /sys/kernel/tracing\n");
+		fprintf(stderr, "%s: tracefs is not mounted and mounting it needs root: mount -t tracefs nodev /sys/kernel/tracing\n",
+			me);
 		return 1;
 	}
-	if (!tr_events_list(argc > 1 ? argv[1] : NULL, stdout) && argc > 1) {
-		fprintf(stderr, "tracer list: no tracepoint matches '%s'\n", argv[1]);
-		return 1;
-	}
-	return 0;
+	n = tr_events_list(glob, stdout, why, sizeof(why));
+	if (n < 0)
+		fprintf(stderr, "%s: %s\n", me, why);
+	else if (!n && glob)
+		fprintf(stderr, "%s: no tracepoint matches '%s'\n", me, glob);
+	return n <= 0 ? 1 : 0;
 }
 
-static const char usage[] =
-"usage: tracer COMMAND [options]\n"
-"  record   record tracepoints into a CTF trace directory\n"
-"  report   print a trace's events from all CPUs in time order\n"
-"  list     list the tracepoints, optionally those matching a glob\n";
+static const struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *usage;
+} commands[] = {
+	{ "record", cmd_record, usage_record },
+	{ "report", cmd_report, usage_report },
+	{ "list", cmd_list, usage_list },
+};
 
-int main(int argc, char **argv)
+static const struct command *find_command(const char *name)
 {
-	if (argc < 2)
-		return bad_usage("no command given", usage);
-	if (!strcmp(argv[1], "record"))
-		return cmd_record(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "report"))
-		return cmd_report(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "list"))
-		return cmd_list(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+	size_t i;
+
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
+/* tracer help [COMMAND] */
+static int cmd_help(int argc, char **argv)
+{
+	const struct command *cmd = argc == 2 ? find_command(argv[1]) : NULL;
+
+	if (argc == 1) {
 		fputs(usage, stdout);
 		return 0;
 	}
-	fprintf(stderr, "tracer: unknown command '%s'\n", argv[1]);
-	return bad_usage("", usage);
+	if (!cmd) {
+		fprintf(stderr, "tracer help: no command '%s'; tracer help lists the commands\n",
+			argv[1]);
+		return 2;
+	}
+	fputs(cmd->usage, stdout);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const struct command *cmd;
+
+	if (argc < 2) {
+		fprintf(stderr, "tracer: no command given\n%s", usage);
+		return 2;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))
+		return cmd_help(1, argv + 1);
+	if (!strcmp(argv[1], "help"))
+		return cmd_help(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "--version")) {
+		printf("tracer " TRACER_VERSION "\n");
+		return 0;
+	}
+	cmd = find_command(argv[1]);
+	if (!cmd) {
+		fprintf(stderr, "tracer: unknown command '%s'; tracer help lists the commands\n",
+			argv[1]);
+		return 2;
+	}
+	name_command(argv + 1);
+	return cmd->run(argc - 1, argv + 1);
 }

@@ -292,15 +292,15 @@ check "unknown event: exit 2, close names suggested" \
 	-e sched:sched_swich -o "$work/x" -- /bin/true
 check "glob matching nothing: exit 2" \
 	refuses 2 "'nosuch:\*' matches no tracepoint" -e 'nosuch:*' -o "$work/x" -- /bin/true
-mkdir -p "$work/exists"
+"$TRACER" record -e sched:sched_process_exec -o "$work/exists" -- /bin/true 2>/dev/null
 check "existing output directory: exit 2, --force suggested" \
 	refuses 2 "already exists; choose another -o or add --force" \
 	-e sched:sched_switch -o "$work/exists" -- /bin/true
-check "--force replaces an existing output directory" \
+check "--force replaces an existing trace" \
 	refuses 0 "1  sched:sched_process_exec" -f -e sched:sched_process_exec -o "$work/exists" -- /bin/true
 check "bad geometry: exit 2 with the reason" \
-	refuses 2 "sub-buffer size must be a power of two" \
-	--subbuf-size 3000 -e sched:sched_switch -o "$work/y" -- /bin/true
+	refuses 2 "sub-buffer size must be at least 4 KiB" \
+	--subbuf-size 2K -e sched:sched_switch -o "$work/y" -- /bin/true
 check "no event: exit 2" refuses 2 "no event given" -o "$work/y" -- /bin/true
 
 # Whether tracefs is mounted (then it is unreadable) or not (then it cannot

@@ -30,6 +30,12 @@ struct tr_bpfbuf {
 		(rodata)->trb_mode = (cfg)->mode; \
 	} while (0)
 
+/*
+ * The verifier refuses map value offsets of 512 MiB and more
+ * (BPF_MAX_VAR_OFF), so no region may be larger.
+ */
+#define TR_BPF_MAX_REGION_SIZE	(1ull << 29)
+
 /* Before load: size the region map for this geometry, one region per CPU. */
 int tr_bpfbuf_size_map(struct bpf_map *map, const struct trb_config *cfg,
 		       unsigned int ncpu);

@@ -45,6 +45,19 @@ static char **all_event_names(void)
 	return names;
 }
 
+/* Why all_event_names() found none: one line in why, -errno. */
+static int no_names(char *why, size_t whylen)
+{
+	if (access(tracefs_tracing_dir(), R_OK | X_OK) && errno == EACCES) {
+		snprintf(why, whylen, "reading the tracepoints in %s is not permitted: run as root",
+			 tracefs_tracing_dir());
+		return -EACCES;
+	}
+	snprintf(why, whylen, "no tracepoints found in tracefs (is it mounted at %s?)",
+		 TRACEFS_PATH);
+	return -ENOENT;
+}
+
 static unsigned int edit_distance(const char *a, const char *b)
 {
 	size_t la = strlen(a), lb = strlen(b), i, j;
@@ -73,6 +86,12 @@ static unsigned int edit_distance(const char *a, const char *b)
 	return result;
 }
 
+/*
+ * Specs longer than this get no suggestions: the edit distance costs the
+ * product of the lengths for each of the thousands of names.
+ */
+#define SUGGEST_MAX_LEN	256
+
 /* "unknown event 'x'; did you mean a, b?" with up to three close names. */
 static void suggest(const char *spec, char **names, char *why, size_t whylen)
 {
@@ -80,6 +99,11 @@ static void suggest(const char *spec, char **names, char *why, size_t whylen)
 	unsigned int dist[3] = { ~0u, ~0u, ~0u }, limit = strlen(spec) / 3 + 2;
 	int i, k, n;
 
+	if (strlen(spec) > SUGGEST_MAX_LEN) {
+		snprintf(why, whylen, "unknown event '%.32s...' (%zu characters; tracer list shows the events)",
+			 spec, strlen(spec));
+		return;
+	}
 	for (i = 0; names && names[i]; i++) {
 		const char *colon = strchr(names[i], ':');
 		unsigned int d = edit_distance(spec, strchr(spec, ':') ? names[i] : colon + 1);
@@ -227,16 +251,8 @@ int tr_events_resolve(struct tr_event_set *set, const char *const *specs,
 	int i, err = 0;
 
 	memset(set, 0, sizeof(*set));
-	if (!names && access(tracefs_tracing_dir(), R_OK | X_OK) && errno == EACCES) {
-		snprintf(why, whylen, "reading the tracepoints in %s is not permitted: run as root",
-			 tracefs_tracing_dir());
-		return -EACCES;
-	}
-	if (!names) {
-		snprintf(why, whylen, "no tracepoints found in tracefs (is it mounted at %s?)",
-			 TRACEFS_PATH);
-		return -ENOENT;
-	}
+	if (!names)
+		return no_names(why, whylen);
 	set->tep = tep_alloc();
 	set->events = calloc(TR_MAX_EVENTS, sizeof(*set->events));
 	for (s = 0; s < nspecs && !err; s++) {
@@ -276,11 +292,13 @@ void tr_events_free(struct tr_event_set *set)
 	memset(set, 0, sizeof(*set));
 }
 
-int tr_events_list(const char *glob, FILE *out)
+int tr_events_list(const char *glob, FILE *out, char *why, size_t whylen)
 {
 	char **names = all_event_names();
 	int i, n = 0;
 
+	if (!names)
+		return no_names(why, whylen);
 	for (i = 0; names && names[i]; i++)
 		if (!glob || matches(glob, names[i])) {
 			fprintf(out, "%s\n", names[i]);

@@ -50,8 +50,11 @@ void tr_events_free(struct tr_event_set *set);
 int tr_events_add_format(struct tr_event_set *set, const char *system,
 			 const char *name, const char *format);
 
-/* Print "system:event" for every tracepoint matching glob (all if NULL); the count. */
-int tr_events_list(const char *glob, FILE *out);
+/*
+ * Print "system:event" for every tracepoint matching glob (all if NULL).
+ * The count, or -errno with one line in why when tracefs cannot be read.
+ */
+int tr_events_list(const char *glob, FILE *out, char *why, size_t whylen);
 
 /*
  * Make sure tracefs is mounted, mounting it if not.  It stays mounted, as

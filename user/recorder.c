@@ -2,9 +2,9 @@
 /*
  * tracer record.  Order matters so that nothing is lost and a killed
  * recorder leaves a readable trace:
- *   resolve events -> create the trace directory -> load BPF, fill the
- *   filter maps, set up the buffers (BPF map regions, or the kernel
- *   module's) -> write the metadata -> start the command (held) ->
+ *   resolve events -> load BPF, fill the filter maps, set up the buffers
+ *   (BPF map regions, or the kernel module's) -> create the trace
+ *   directory -> write the metadata -> start the command (held) ->
  *   attach -> release the command -> consume until stopped -> detach ->
  *   flush and drain every buffer -> summary.
  *
@@ -15,10 +15,8 @@
  * the module's clock on the same time base).
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -40,6 +38,7 @@
 #include "ctf.h"
 #include "packet.h"
 #include "ubuf.h"
+#include "trace_dir.h"
 #include "cpus.h"
 #include "misses.h"
 #include "waiter.h"
@@ -61,6 +60,8 @@ struct session {
 	struct bpf_link **links;	/* one per event, then sys_enter's and sys_exit's */
 	unsigned int nlinks;
 	unsigned int ncpu;
+	struct tr_trace_dir dir;
+	int status_drawn;		/* a status line is on the terminal */
 	int *stream_fd;
 	struct tr_waiter waiter;
 	pthread_t attacher;		/* attaches while the consumer runs */
@@ -91,6 +92,12 @@ static void on_stop_signal(int sig)
 	stop_requested = 1;
 }
 
+/* SIGUSR2 is to ask for a snapshot; until it does, it must not end the recording. */
+static void on_snapshot_signal(int sig)
+{
+	(void)sig;
+}
+
 static void say(const char *fmt, ...)
 {
 	va_list ap;
@@ -105,59 +112,6 @@ static void say(const char *fmt, ...)
 static __u64 now_ns(void)
 {
 	return tr_clock_monotonic_ns();
-}
-
-/* --- Trace directory ------------------------------------------------------ */
-
-static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *f)
-{
-	(void)st;
-	(void)type;
-	return f->level ? remove(path) : 0;
-}
-
-static int prepare_output(struct session *s)
-{
-	const char *dir = s->o->output;
-	char path[4096];
-
-	if (mkdir(dir, 0755)) {
-		if (errno != EEXIST) {
-			say("cannot create %s: %s", dir, strerror(errno));
-			return -errno;
-		}
-		if (!s->o->force) {
-			say("%s already exists; choose another -o or add --force to replace it", dir);
-			return -EEXIST;
-		}
-		nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-	}
-	snprintf(path, sizeof(path), "%s/.tracer", dir);
-	if (mkdir(path, 0755)) {
-		say("cannot create %s: %s", path, strerror(errno));
-		return -errno;
-	}
-	return 0;
-}
-
-/* The formats as tracefs gave them, for `tracer report`. */
-static int write_formats(struct session *s)
-{
-	char path[4096];
-	unsigned int i;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/.tracer/events", s->o->output);
-	f = fopen(path, "w");
-	if (!f)
-		return -errno;
-	for (i = 0; i < s->events.count; i++) {
-		const struct tr_event *ev = &s->events.events[i];
-
-		fprintf(f, "event %u %s %s %zu\n%s", ev->id, ev->system, ev->name,
-			strlen(ev->format), ev->format);
-	}
-	return fclose(f) ? -errno : 0;
 }
 
 static const char *backend_name(const struct session *s)
@@ -198,7 +152,7 @@ static int write_metadata(struct session *s)
 		.clock_offset_ns = tr_ctf_clock_offset_ns(),
 		.classes = classes, .nclasses = n,
 	};
-	char host[256] = "unknown", path[4096];
+	char host[256] = "unknown";
 	int err = 0, nf;
 	FILE *f;
 
@@ -214,8 +168,7 @@ static int write_metadata(struct session *s)
 			ev->name, ev->id, fields + i * MAX_FIELDS, nf < 0 ? 0 : nf,
 		};
 	}
-	snprintf(path, sizeof(path), "%s/metadata", s->o->output);
-	f = err ? NULL : fopen(path, "w");
+	f = err ? NULL : tr_trace_dir_metadata(&s->dir);
 	if (!err && !f)
 		err = -errno;
 	if (f) {
@@ -224,7 +177,7 @@ static int write_metadata(struct session *s)
 			err = -errno;
 	}
 	if (!err)
-		err = write_formats(s);
+		err = tr_trace_dir_write_formats(&s->dir, &s->events);
 	if (err)
 		say("cannot write the trace metadata in %s: %s", s->o->output, strerror(-err));
 	free(classes);
@@ -234,52 +187,13 @@ static int write_metadata(struct session *s)
 
 static int open_streams(struct session *s)
 {
-	char path[4096];
-	unsigned int cpu;
+	int err;
 
 	s->stream_fd = calloc(s->ncpu, sizeof(int));
-	for (cpu = 0; cpu < s->ncpu; cpu++) {
-		snprintf(path, sizeof(path), "%s/channel0_%u", s->o->output, cpu);
-		s->stream_fd[cpu] = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (s->stream_fd[cpu] < 0) {
-			say("cannot create %s: %s", path, strerror(errno));
-			return -errno;
-		}
-	}
-	return 0;
-}
-
-/*
- * Command names for `tracer report`, written at stop: the command's and
- * every live process's (events that name tasks add more at report time).
- */
-static void write_comms(const struct session *s, pid_t command)
-{
-	char path[4096], comm[64];
-	struct dirent *de;
-	DIR *proc;
-	FILE *out, *in;
-
-	snprintf(path, sizeof(path), "%s/.tracer/comms", s->o->output);
-	out = fopen(path, "w");
-	if (!out)
-		return;
-	if (command)
-		fprintf(out, "%d %.15s\n", command, basename(s->o->command[0]));
-	proc = opendir("/proc");
-	while (proc && (de = readdir(proc))) {
-		if (de->d_name[0] < '1' || de->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/comm", de->d_name);
-		in = fopen(path, "r");
-		if (in && fgets(comm, sizeof(comm), in))
-			fprintf(out, "%s %s", de->d_name, comm);
-		if (in)
-			fclose(in);
-	}
-	if (proc)
-		closedir(proc);
-	fclose(out);
+	err = tr_trace_dir_open_streams(&s->dir, s->stream_fd, s->ncpu);
+	if (err)
+		say("cannot create the stream files in %s: %s", s->o->output, strerror(-err));
+	return err;
 }
 
 /* --- BPF ------------------------------------------------------------------- */
@@ -850,13 +764,33 @@ static __u64 lost_total(const struct session *s)
 	return lost + s->misses;
 }
 
-static void status_line(const struct session *s, __u64 start, __u64 now)
+/*
+ * The status line is redrawn in place, so only while this process owns
+ * the terminal: in the background it would draw over the shell's prompt
+ * and what the user types there.
+ */
+static int owns_terminal(void)
+{
+	return isatty(STDERR_FILENO) && tcgetpgrp(STDERR_FILENO) == getpgrp();
+}
+
+static void status_line(struct session *s, __u64 start, __u64 now)
 {
 	double secs = (now - start) / 1e9;
 
+	if (!owns_terminal())
+		return;
 	fprintf(stderr, "\r[ %.1f s  %.0f events/s  %.1f MiB written  %llu lost ]  ",
 		secs, secs > 0 ? s->records / secs : 0.0, s->bytes / 1048576.0,
 		(unsigned long long)lost_total(s));
+	s->status_drawn = 1;
+}
+
+/* Erase it: the summary and the shell's prompt start on a clean line. */
+static void status_line_erase(const struct session *s)
+{
+	if (s->status_drawn && owns_terminal())
+		fputs("\r\033[K", stderr);
 }
 
 static int command_running(struct session *s)
@@ -966,8 +900,7 @@ static void run(struct session *s)
 		if (!s->use_kmod)
 			tr_bpfbuf_drain_notices(&s->bufs);
 	}
-	if (live)
-		fputc('\n', stderr);
+	status_line_erase(s);
 }
 
 /* --- Summary ------------------------------------------------------------- */
@@ -1003,6 +936,16 @@ static int libbpf_to_stderr(enum libbpf_print_level level, const char *fmt, va_l
 
 /* --- Entry point ----------------------------------------------------------- */
 
+static int create_trace_dir(struct session *s)
+{
+	char why[1024];
+	int err = tr_trace_dir_create(&s->dir, s->o->output, s->o->force, why, sizeof(why));
+
+	if (err)
+		say("%s", why);
+	return err;
+}
+
 static int setup(struct session *s, const struct trb_config *cfg)
 {
 	char why[1024];
@@ -1019,9 +962,9 @@ static int setup(struct session *s, const struct trb_config *cfg)
 		say("%s", why);
 		return err;
 	}
-	err = prepare_output(s);
+	err = load_bpf(s, cfg);
 	if (!err)
-		err = load_bpf(s, cfg);
+		err = create_trace_dir(s);
 	s->per_event = calloc(s->events.count, sizeof(*s->per_event));
 	if (!err)
 		err = write_metadata(s);
@@ -1045,6 +988,7 @@ static void teardown(struct session *s)
 		tr_bpfbuf_close(&s->bufs);
 	if (s->use_kmod)
 		tr_kmodbuf_close(&s->kbufs);
+	tr_trace_dir_close(&s->dir);
 	for (cpu = 0; s->stream_fd && cpu < s->ncpu; cpu++)
 		if (s->stream_fd[cpu] > 0)
 			close(s->stream_fd[cpu]);
@@ -1057,6 +1001,30 @@ static void teardown(struct session *s)
 	tr_events_free(&s->events);
 }
 
+/* The buffers asked for, checked before anything is set up: NULL or why not. */
+static const char *geometry_problem(const struct tr_record_opts *o)
+{
+	__u64 nsubbuf = o->subbuf_size ? o->buffer_size / o->subbuf_size : 0;
+	const char *bad = trb_geometry_problem(o->subbuf_size, nsubbuf);
+	int may_use_bpf = o->backend == TR_BACKEND_BPF ||
+			  (o->backend == TR_BACKEND_AUTO && tr_kmodbuf_unavailable());
+
+	if (!bad && nsubbuf * o->subbuf_size != o->buffer_size)
+		return "the buffer size must be a multiple of the sub-buffer size";
+	if (!bad && may_use_bpf &&
+	    TR_BPF_REGION_SIZE(o->subbuf_size, nsubbuf) > TR_BPF_MAX_REGION_SIZE)
+		return "a BPF buffer holds at most 512 MiB per CPU, one spare sub-buffer included: --buffer-size 256M at most";
+	return bad;
+}
+
+/* How the command ended, as a shell reports it: its exit code, or 128 + the signal. */
+static int shell_status(int wstatus)
+{
+	if (WIFSIGNALED(wstatus))
+		return 128 + WTERMSIG(wstatus);
+	return WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 0;
+}
+
 int tr_record(const struct tr_record_opts *o)
 {
 	struct trb_config cfg = {
@@ -1064,11 +1032,13 @@ int tr_record(const struct tr_record_opts *o)
 		.nsubbuf = o->subbuf_size ? o->buffer_size / o->subbuf_size : 0,
 	};
 	struct sigaction stop = { .sa_handler = on_stop_signal };
+	struct sigaction snapshot = { .sa_handler = on_snapshot_signal, .sa_flags = SA_RESTART };
 	struct session s = {
+		.dir = TR_TRACE_DIR_CLOSED,
 		.o = o, .ncpu = libbpf_num_possible_cpus(), .kbufs = { .fd = -1 },
 		.attached_fd = -1, .child_fd = -1, .release_fd = -1, .waiter = { .epoll_fd = -1 }, .misses_event = TR_KMOD_NO_EVENT,
 	};
-	const char *bad = trb_geometry_problem(cfg.subbuf_size, cfg.nsubbuf);
+	const char *bad = geometry_problem(o);
 	int err, status = 0;
 	pid_t command;
 
@@ -1079,6 +1049,7 @@ int tr_record(const struct tr_record_opts *o)
 	}
 	sigaction(SIGINT, &stop, NULL);
 	sigaction(SIGTERM, &stop, NULL);
+	sigaction(SIGUSR2, &snapshot, NULL);
 	libbpf_set_print(o->verbose ? libbpf_to_stderr : NULL);
 	err = tr_waiter_init(&s.waiter);
 	if (!err)
@@ -1096,16 +1067,17 @@ int tr_record(const struct tr_record_opts *o)
 		if (s.write_error)
 			say("writing the trace failed (%s): recording stopped; what was written stays readable",
 			    strerror(-s.write_error));
+		/* The trace complete before anything is printed: stderr may be a closed pipe. */
+		tr_trace_dir_write_comms(&s.dir, command, command ? o->command[0] : NULL);
 		summary(&s);
-		write_comms(&s, command);
 	}
 	/* Stopped before the command ended: end it, as perf record does. */
 	if (s.child) {
 		kill(s.child, err ? SIGKILL : SIGTERM);
 		waitpid(s.child, &s.child_status, 0);
 	}
-	if (s.o->command && WIFEXITED(s.child_status))
-		status = WEXITSTATUS(s.child_status);
+	if (s.o->command)
+		status = shell_status(s.child_status);
 	teardown(&s);
 	if (err)
 		return err == -ENOENT || err == -EEXIST || err == -EINVAL ? 2 : 1;

@@ -93,11 +93,13 @@ struct filter {
 static int class_wanted(const struct filter *f, const struct tr_trace_class *class)
 {
 	char full[512];
+	unsigned int i;
 
-	if (!f->o->event)
-		return 1;
 	snprintf(full, sizeof(full), "%s:%s", class->system, class->name);
-	return !fnmatch(f->o->event, full, 0) || !fnmatch(f->o->event, class->name, 0);
+	for (i = 0; i < f->o->nevents; i++)
+		if (!fnmatch(f->o->events[i], full, 0) || !fnmatch(f->o->events[i], class->name, 0))
+			return 1;
+	return !f->o->nevents;
 }
 
 static void print_lost(FILE *out, const struct tr_item *it)
@@ -182,7 +184,7 @@ int tr_report(const struct tr_report_opts *o, FILE *out)
 		if (f.by_cpu && (it.cpu >= TR_MAX_CPUS || !f.cpus[it.cpu]))
 			continue;
 		if (it.kind == TR_ITEM_LOST) {
-			if (!o->pid && !o->event)
+			if (!o->pid && !o->nevents)
 				print_lost(out, &it);
 			continue;
 		}

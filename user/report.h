@@ -13,7 +13,8 @@ struct tr_report_opts {
 	const char *dir;
 	const char *cpus;		/* --cpu LIST, or NULL */
 	pid_t pid;			/* --pid, or 0 */
-	const char *event;		/* --event GLOB on system:name, or NULL */
+	const char *const *events;	/* --event GLOBs on system:name: any matches */
+	unsigned int nevents;		/* 0: every event */
 };
 
 /* Prints the report to out; returns the exit status for the command line. */

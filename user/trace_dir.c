@@ -1,0 +1,402 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "events.h"
+#include "trace_dir.h"
+
+/* Everything a trace directory holds, named once. */
+#define METADATA	"metadata"
+#define STREAM_PREFIX	"channel0_"
+#define META_DIR	".tracer"
+#define FORMATS		"events"	/* in META_DIR */
+#define COMMS		"comms"		/* in META_DIR */
+
+/* Whether name is one this file writes: at the top, or inside META_DIR. */
+static int written_here(const char *name, int inside_meta)
+{
+	const char *cpu = name + strlen(STREAM_PREFIX);
+
+	if (inside_meta)
+		return !strcmp(name, FORMATS) || !strcmp(name, COMMS);
+	if (!strcmp(name, METADATA) || !strcmp(name, META_DIR))
+		return 1;
+	return !strncmp(name, STREAM_PREFIX, strlen(STREAM_PREFIX)) && *cpu &&
+	       strspn(cpu, "0123456789") == strlen(cpu);
+}
+
+static int is_a(int at, const char *name, mode_t type)
+{
+	struct stat st;
+
+	return !fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW) && (st.st_mode & S_IFMT) == type;
+}
+
+/* A trace as this file writes it: metadata and the formats report needs. */
+static int is_trace(int fd)
+{
+	return is_a(fd, METADATA, S_IFREG) && is_a(fd, META_DIR, S_IFDIR) &&
+	       is_a(fd, META_DIR "/" FORMATS, S_IFREG);
+}
+
+static int open_dir_at(int at, const char *name)
+{
+	return openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+}
+
+/* An id from SUDO_UID or SUDO_GID: decimal digits only. */
+static int parse_id(const char *text, unsigned int *id)
+{
+	unsigned long long n = 0;
+
+	if (!text || !*text || strspn(text, "0123456789") != strlen(text) || strlen(text) > 10)
+		return -EINVAL;
+	n = strtoull(text, NULL, 10);
+	if (n >= (uid_t)-1)
+		return -ERANGE;
+	*id = n;
+	return 0;
+}
+
+/*
+ * Root run through sudo records for the user who ran sudo: the trace is
+ * theirs to read and remove, as with perf under sudo.
+ */
+static void choose_owner(struct tr_trace_dir *d)
+{
+	unsigned int uid, gid;
+
+	d->uid = geteuid();
+	d->gid = getegid();
+	if (d->uid || parse_id(getenv("SUDO_UID"), &uid) || parse_id(getenv("SUDO_GID"), &gid))
+		return;
+	d->give_away = uid != d->uid || gid != d->gid;
+	d->uid = uid;
+	d->gid = gid;
+}
+
+static int give_away(const struct tr_trace_dir *d, int fd)
+{
+	return d->give_away && fchown(fd, d->uid, d->gid) ? -errno : 0;
+}
+
+/* The lock that stays held while a recorder writes the directory. */
+static int lock(int fd, const char *path, char *why, size_t whylen)
+{
+	if (!flock(fd, LOCK_EX | LOCK_NB))
+		return 0;
+	if (errno == EWOULDBLOCK) {
+		snprintf(why, whylen, "%s is being written by another recorder", path);
+		return -EBUSY;
+	}
+	snprintf(why, whylen, "cannot lock %s: %s", path, strerror(errno));
+	return -errno;
+}
+
+/* An existing directory, locked, never through a symbolic link.  fd or -errno. */
+static int open_existing(const char *path, char *why, size_t whylen)
+{
+	struct stat st;
+	int fd, err;
+
+	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+		snprintf(why, whylen, "%s is a symbolic link; --force replaces only a trace directory", path);
+		return -EEXIST;
+	}
+	fd = open_dir_at(AT_FDCWD, path);
+	if (fd < 0) {
+		err = -errno;
+		snprintf(why, whylen, err == -ENOTDIR ?
+			 "%s is not a directory; --force replaces only a trace directory" :
+			 "cannot open %s: %s", path, strerror(-err));
+		return err == -ENOTDIR ? -EEXIST : err;
+	}
+	err = lock(fd, path, why, whylen);
+	if (err) {
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+/*
+ * Remove the entries of directory fd, .tracer/ and its entries included,
+ * if every one has a name written here: -ENOTEMPTY at the first that has
+ * not.  check_only removes nothing.  unlinkat() removes a symbolic link,
+ * never what it points to.
+ */
+static int clear_trace(int fd, int inside_meta, int check_only)
+{
+	DIR *dir = fdopendir(dup(fd));
+	struct dirent *de;
+	int err = dir ? 0 : -errno;
+
+	if (dir)
+		rewinddir(dir);	/* the duplicate shares fd's offset: read it all again */
+	while (!err && (de = readdir(dir))) {
+		int meta;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (!written_here(de->d_name, inside_meta)) {
+			err = -ENOTEMPTY;
+			break;
+		}
+		if (!inside_meta && !strcmp(de->d_name, META_DIR)) {
+			meta = open_dir_at(fd, META_DIR);
+			err = meta < 0 ? -errno : clear_trace(meta, 1, check_only);
+			if (meta >= 0)
+				close(meta);
+			if (!err && !check_only && unlinkat(fd, META_DIR, AT_REMOVEDIR))
+				err = -errno;
+		} else if (!check_only && unlinkat(fd, de->d_name, 0)) {
+			err = -errno;
+		}
+	}
+	if (dir)
+		closedir(dir);
+	return err;
+}
+
+/* path.old goes, if it is a trace and nothing but a trace. */
+static int remove_old_trace(const char *old, const char *path, char *why, size_t whylen)
+{
+	struct stat st;
+	int fd, err;
+
+	if (lstat(old, &st) && errno == ENOENT)
+		return 0;
+	fd = open_existing(old, why, whylen);
+	if (fd < 0)
+		return fd;
+	err = is_trace(fd) ? clear_trace(fd, 0, 1) : -ENOTEMPTY;
+	if (err) {
+		snprintf(why, whylen, "%s holds more than a previous trace: move it away to replace %s",
+			 old, path);
+		close(fd);
+		return -EEXIST;
+	}
+	err = clear_trace(fd, 0, 0);
+	if (!err && unlinkat(AT_FDCWD, old, AT_REMOVEDIR))
+		err = -errno;
+	if (err)
+		snprintf(why, whylen, "cannot remove the previous trace %s: %s", old, strerror(-err));
+	close(fd);
+	return err;
+}
+
+/* --force: an existing trace becomes path.old, as perf keeps perf.data.old. */
+static int move_aside(const char *path, char *why, size_t whylen)
+{
+	size_t len = strlen(path);
+	char old[PATH_MAX];
+	int fd, err;
+
+	while (len > 1 && path[len - 1] == '/')
+		len--;
+	if (snprintf(old, sizeof(old), "%.*s.old", (int)len, path) >= (int)sizeof(old)) {
+		snprintf(why, whylen, "%s: path too long", path);
+		return -ENAMETOOLONG;
+	}
+	fd = open_existing(path, why, whylen);
+	if (fd < 0)
+		return fd;
+	err = is_trace(fd) ? 0 : -EEXIST;
+	if (err)
+		snprintf(why, whylen, "%s is not a trace (no " METADATA " and " META_DIR "/" FORMATS
+			 "); --force replaces only a trace directory", path);
+	if (!err)
+		err = remove_old_trace(old, path, why, whylen);
+	if (!err && renameat2(AT_FDCWD, path, AT_FDCWD, old, RENAME_NOREPLACE)) {
+		err = -errno;
+		snprintf(why, whylen, "cannot move %s to %s: %s", path, old, strerror(-err));
+	}
+	close(fd);
+	return err;
+}
+
+static int make_dir(const char *path, int replace, char *why, size_t whylen)
+{
+	int err;
+
+	if (!mkdir(path, 0700))
+		return 0;
+	err = -errno;
+	if (err != -EEXIST || !replace) {
+		snprintf(why, whylen, err == -EEXIST ?
+			 "%s already exists; choose another -o or add --force to replace it" :
+			 "cannot create %s: %s", path, strerror(-err));
+		return err;
+	}
+	err = move_aside(path, why, whylen);
+	if (err)
+		return err;
+	if (!mkdir(path, 0700))
+		return 0;
+	err = -errno;
+	snprintf(why, whylen, err == -EEXIST ? "%s was created again while being replaced" :
+		 "cannot create %s: %s", path, strerror(-err));
+	return err == -EEXIST ? -EBUSY : err;
+}
+
+/*
+ * Open what make_dir() created, and check it is still that: anyone who
+ * can write the parent may have put their own directory in its place.
+ */
+static int open_created(struct tr_trace_dir *d, const char *path, char *why, size_t whylen)
+{
+	struct stat st;
+	int err;
+
+	d->fd = open_dir_at(AT_FDCWD, path);
+	if (d->fd < 0 || fstat(d->fd, &st)) {
+		snprintf(why, whylen, "cannot open %s: %s", path, strerror(errno));
+		return -errno;
+	}
+	if (st.st_uid != geteuid()) {
+		snprintf(why, whylen, "%s was replaced by another user's directory while being created",
+			 path);
+		return -EEXIST;
+	}
+	err = lock(d->fd, path, why, whylen);
+	if (err)
+		return err;
+	if (mkdirat(d->fd, META_DIR, 0700)) {
+		snprintf(why, whylen, "cannot create %s/" META_DIR ": %s", path, strerror(errno));
+		return -errno;
+	}
+	d->meta_fd = open_dir_at(d->fd, META_DIR);
+	err = d->meta_fd < 0 ? -errno : 0;
+	if (!err)
+		err = give_away(d, d->fd);
+	if (!err)
+		err = give_away(d, d->meta_fd);
+	if (err)
+		snprintf(why, whylen, "cannot set up %s for uid %u: %s", path, d->uid, strerror(-err));
+	return err;
+}
+
+int tr_trace_dir_create(struct tr_trace_dir *d, const char *path, int replace,
+			char *why, size_t whylen)
+{
+	int err;
+
+	*d = (struct tr_trace_dir)TR_TRACE_DIR_CLOSED;
+	choose_owner(d);
+	err = make_dir(path, replace, why, whylen);
+	if (!err)
+		err = open_created(d, path, why, whylen);
+	if (err)
+		tr_trace_dir_close(d);
+	return err;
+}
+
+/* A new file, never an existing one nor through a link: fd or -errno. */
+static int create_file(const struct tr_trace_dir *d, int at, const char *name)
+{
+	int fd = openat(at, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	int err = fd < 0 ? -errno : give_away(d, fd);
+
+	if (err && fd >= 0)
+		close(fd);
+	return err ? err : fd;
+}
+
+static FILE *create_stream(const struct tr_trace_dir *d, int at, const char *name)
+{
+	int fd = create_file(d, at, name), err;
+	FILE *f;
+
+	if (fd < 0) {
+		errno = -fd;
+		return NULL;
+	}
+	f = fdopen(fd, "w");
+	if (!f) {
+		err = errno;
+		close(fd);
+		errno = err;
+	}
+	return f;
+}
+
+FILE *tr_trace_dir_metadata(const struct tr_trace_dir *d)
+{
+	return create_stream(d, d->fd, METADATA);
+}
+
+int tr_trace_dir_open_streams(const struct tr_trace_dir *d, int *fd, unsigned int ncpu)
+{
+	char name[32];
+	unsigned int cpu;
+
+	for (cpu = 0; cpu < ncpu; cpu++) {
+		snprintf(name, sizeof(name), STREAM_PREFIX "%u", cpu);
+		fd[cpu] = create_file(d, d->fd, name);
+		if (fd[cpu] < 0)
+			return fd[cpu];
+	}
+	return 0;
+}
+
+int tr_trace_dir_write_formats(const struct tr_trace_dir *d, const struct tr_event_set *events)
+{
+	FILE *f = create_stream(d, d->meta_fd, FORMATS);
+	unsigned int i;
+
+	if (!f)
+		return -errno;
+	for (i = 0; i < events->count; i++) {
+		const struct tr_event *ev = &events->events[i];
+
+		fprintf(f, "event %u %s %s %zu\n%s", ev->id, ev->system, ev->name,
+			strlen(ev->format), ev->format);
+	}
+	return fclose(f) ? -errno : 0;
+}
+
+int tr_trace_dir_write_comms(const struct tr_trace_dir *d, pid_t command, const char *name)
+{
+	FILE *out = create_stream(d, d->meta_fd, COMMS), *in;
+	char path[64], comm[64];
+	struct dirent *de;
+	DIR *proc;
+
+	if (!out)
+		return -errno;
+	if (command)
+		fprintf(out, "%d %.15s\n", command, basename(name));
+	proc = opendir("/proc");
+	while (proc && (de = readdir(proc))) {
+		if (!isdigit((unsigned char)de->d_name[0]) || de->d_name[0] == '0')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%.20s/comm", de->d_name);
+		in = fopen(path, "r");
+		if (in && fgets(comm, sizeof(comm), in))
+			fprintf(out, "%s %s", de->d_name, comm);
+		if (in)
+			fclose(in);
+	}
+	if (proc)
+		closedir(proc);
+	return fclose(out) ? -errno : 0;
+}
+
+void tr_trace_dir_close(struct tr_trace_dir *d)
+{
+	if (d->meta_fd >= 0)
+		close(d->meta_fd);
+	if (d->fd >= 0)
+		close(d->fd);
+	d->fd = d->meta_fd = -1;
+}

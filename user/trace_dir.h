@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The directory a recording writes, safe against other local users:
+ * created exclusively and private (0700, files 0600, as perf writes its
+ * data), then every file created relative to the directory's descriptor
+ * with O_CREAT | O_EXCL | O_NOFOLLOW, so that nothing planted in it or
+ * swapped for it redirects the writes of a recorder running as root.
+ * Under sudo everything belongs to the user who ran sudo.  The directory
+ * stays locked (flock) while open: a second recorder cannot replace it.
+ */
+#ifndef TRACER_TRACE_DIR_H
+#define TRACER_TRACE_DIR_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+struct tr_event_set;
+
+struct tr_trace_dir {
+	int fd;			/* the directory, locked; -1 when not open */
+	int meta_fd;		/* its .tracer/, for tracer's own files */
+	uid_t uid;		/* owner given to everything created */
+	gid_t gid;
+	int give_away;		/* uid:gid differ from ours (sudo) */
+};
+
+#define TR_TRACE_DIR_CLOSED	{ .fd = -1, .meta_fd = -1 }
+
+/*
+ * Create the trace directory path.  If it exists, replace it only when
+ * replace is set and it is a trace no recorder is writing: it becomes
+ * path.old (an older path.old goes, if it holds nothing but a trace).
+ * 0, or -errno with one line in why: -EEXIST for a directory that must
+ * not be replaced, -EBUSY when another recorder holds it.
+ */
+int tr_trace_dir_create(struct tr_trace_dir *d, const char *path, int replace,
+			char *why, size_t whylen);
+
+/* The CTF metadata file, created for writing. */
+FILE *tr_trace_dir_metadata(const struct tr_trace_dir *d);
+
+/* channel0_<cpu> for every CPU into fd[0..ncpu).  0 or -errno. */
+int tr_trace_dir_open_streams(const struct tr_trace_dir *d, int *fd, unsigned int ncpu);
+
+/* .tracer/events: the formats as tracefs gave them, for `tracer report`. */
+int tr_trace_dir_write_formats(const struct tr_trace_dir *d, const struct tr_event_set *events);
+
+/*
+ * .tracer/comms: command names for `tracer report`, the command's (pid
+ * command named name, if any) and every live process's.  0 or -errno.
+ */
+int tr_trace_dir_write_comms(const struct tr_trace_dir *d, pid_t command, const char *name);
+
+/* Close (and unlock) the directory; closed or never opened is fine. */
+void tr_trace_dir_close(struct tr_trace_dir *d);
+
+#endif /* TRACER_TRACE_DIR_H */
