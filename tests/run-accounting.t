@@ -35,24 +35,29 @@ check "u8 arrays (IPv4 addresses) read back by babeltrace2 as numbers, zeros inc
 
 # --- an ftrace instance beside the recorder --------------------------------------
 
-instance=/sys/kernel/tracing/instances/tracer-accounting-$$
-ftrace_start() { # ftrace_start EVENT...: this test's own instance, mono clock
+# This test's own ftrace instance, on tracer's clock, recording EVENTs
+# only while a task named COMM is current.
+instance=
+ftrace_start() { # ftrace_start COMM EVENT...
+	instance=/sys/kernel/tracing/instances/tracer-accounting-$$-$n
 	mkdir "$instance" || return 1
 	at_exit "rmdir $instance 2>/dev/null"
 	echo mono >"$instance/trace_clock"
-	echo 16384 >"$instance/buffer_size_kb"
-	local ev
+	echo 32768 >"$instance/buffer_size_kb"
+	local comm=$1 ev
+	shift
 	for ev in "$@"; do
-		echo "$ev" >>"$instance/set_event" || return 1
+		echo "comm == \"$comm\"" >"$instance/events/${ev/://}/filter" &&
+			echo 1 >"$instance/events/${ev/://}/enable" || return 1
 	done
 	echo 1 >"$instance/tracing_on"
 }
-ftrace_stop() { # ftrace_stop FILE: the instance's text, then no events
+ftrace_stop() { # ftrace_stop FILE: the instance's text, then no instance
 	echo 0 >"$instance/tracing_on"
 	grep -v '^#' "$instance/trace" >"$1"
-	echo >"$instance/set_event"
 	grep -h '^overrun:' "$instance"/per_cpu/cpu*/stats | awk '$2 != 0 { bad = 1 } END { exit bad }' ||
 		{ echo "# the ftrace instance overran its buffer"; return 1; }
+	rmdir "$instance"
 }
 
 # Events of a text trace between the first and the last getppid of the
@@ -68,44 +73,62 @@ between_markers() { # between_markers FILE MARKER-REGEX
 		END { for (i = 1; i <= NR; i++) if (at[i] >= first && at[i] <= last) n++; print n + 0 }' "$1"
 }
 
-# Interrupts arrive while the program runs for the getppid calls: the
-# kernel skips the irq and timer events they fire.  Each skip must be
-# counted, so between two markers ftrace's count equals tracer's records
-# plus what tracer says it lost (losses outside the markers can only add).
-recursion_misses_counted() {
-	local events=(irq:irq_handler_entry irq:irq_handler_exit irq:softirq_entry irq:softirq_exit
-		timer:hrtimer_expire_entry timer:hrtimer_expire_exit timer:hrtimer_start
-		syscalls:sys_enter_getppid)
-	# The workload under a name of its own: its first and last calls are
-	# the markers, whatever else runs on the machine.
-	local task=tr-acct-$$
+# The events of interrupts: what arrives while the workload makes its
+# system calls.
+interrupt_events=(irq:irq_handler_entry irq:irq_handler_exit irq:softirq_entry irq:softirq_exit
+	timer:hrtimer_expire_entry timer:hrtimer_expire_exit timer:hrtimer_start)
+
+# Records the interrupt events and SYSCALL_EVENT (ftrace prints it as
+# FTRACE_NAME) while a workload of its own name makes 300000 getppid()
+# calls, beside an ftrace instance.  Sets ours and theirs, the events of
+# the workload between its first and last system call event in each
+# trace, and skipped and lost, what the recorder says it lost in all.
+record_beside_ftrace() { # record_beside_ftrace NAME SYSCALL_EVENT FTRACE_NAME
+	local events=("${interrupt_events[@]}" "$2") task=tr-acct-$$
 	cp "$GETPPID" "$work/$task"
-	ftrace_start "${events[@]}" || return 1
-	"$TRACER" record -a $(printf -- '-e %s ' "${events[@]}") -o "$work/misses" \
-		-- "$work/$task" 300000 2>"$work/misses.log"
+	ftrace_start "$task" "${events[@]}" || return 1
+	"$TRACER" record -a $(printf -- '-e %s ' "${events[@]}") -o "$work/$1" \
+		-- "$work/$task" 300000 2>"$work/$1.log"
 	local status=$?
-	ftrace_stop "$work/ftrace.txt" || return 1
-	[ "$status" = 0 ] || { diag "$work/misses.log"; return 1; }
-	# The recorder never records itself, interrupts of it included; other
-	# recorders running meanwhile are left out on both sides alike.
-	"$TRACER" report "$work/misses" | grep -v -e ' tracer:recursion_misses: ' -e '^ *tracer ' \
-		>"$work/misses.txt" || return 1
-	local ours theirs skipped lost
-	ours=$(between_markers "$work/misses.txt" "^ *$task .* syscalls:sys_enter_getppid: ")
-	grep -v '^ *tracer-[0-9]* ' "$work/ftrace.txt" >"$work/ftrace-others.txt"
-	theirs=$(between_markers "$work/ftrace-others.txt" "^ *$task-[0-9]+ .* sys_getppid\\(")
-	skipped=$(grep -o 'lost: [0-9]* skipped' "$work/misses.log" | grep -o '[0-9]*')
+	ftrace_stop "$work/$1.ftrace" || return 1
+	[ "$status" = 0 ] || { diag "$work/$1.log"; return 1; }
+	"$TRACER" report "$work/$1" | grep "^ *$task " >"$work/$1.txt" || return 1
+	grep "^ *$task-[0-9]* " "$work/$1.ftrace" >"$work/$1.ftrace-task"	# (filtered already)
+	ours=$(between_markers "$work/$1.txt" "^ *$task .* $2: ")
+	theirs=$(between_markers "$work/$1.ftrace-task" "^ *$task-[0-9]+ .* $3")
+	skipped=$(grep -o 'lost: [0-9]* skipped' "$work/$1.log" | grep -o '[0-9]*')
+	skipped=${skipped:-0}
 	lost=$(awk '/cpu [0-9]+ lost:/ { for (i = 4; i <= NF; i++) if ($i ~ /^[0-9]+$/) l += $i } END { print l + 0 }' \
-		"$work/misses.log")
-	echo "# between the markers: ftrace $theirs, tracer $ours; tracer skipped ${skipped:-0}, lost $lost in all"
-	[ "$ours" -gt 300000 ] && [ "$ours" -le "$theirs" ] &&
-		[ "$theirs" -le $((ours + ${skipped:-0} + lost)) ] || { diag "$work/misses.log"; return 1; }
-	# The skips are in the trace too, as records with their counts.
-	[ "$("$TRACER" report "$work/misses" | grep -o ' skipped=[0-9]*' | awk -F= '{ s += $2 } END { print s + 0 }')" = \
-		"${skipped:-0}" ]
+		"$work/$1.log")
+	echo "# in the workload between its markers: ftrace $theirs, tracer $ours; tracer skipped $skipped, lost $lost in all"
+	[ "$ours" -ge 300000 ] || { diag "$work/$1.log"; return 1; }
 }
-check "recursion misses: ftrace's events == tracer's records + counted losses; the trace holds the counts" \
+
+# raw_syscalls:sys_enter is a classic tracepoint: while its program runs,
+# the kernel skips the tracepoints of interrupts that arrive.  Each skip
+# must be counted: ftrace's count equals tracer's records plus what
+# tracer says it lost (losses outside the markers or in other tasks can
+# only add), and the skips are in the trace as records with their counts.
+recursion_misses_counted() {
+	local ours theirs skipped lost
+	record_beside_ftrace raw raw_syscalls:sys_enter 'sys_enter: NR ' || return 1
+	[ "$ours" -le "$theirs" ] && [ "$theirs" -le $((ours + skipped + lost)) ] || return 1
+	[ "$("$TRACER" report "$work/raw" | grep -o ' skipped=[0-9]*' | awk -F= '{ s += $2 } END { print s + 0 }')" = \
+		"$skipped" ]
+}
+check "classic tracepoints: ftrace's events == tracer's records + counted losses; the trace holds the counts" \
 	recursion_misses_counted
+
+# System call events come from tp_btf programs, which leave interrupts
+# free to run their tracepoints: every interrupt event ftrace sees in the
+# workload is recorded.
+syscall_events_leave_interrupts_recorded() {
+	local ours theirs skipped lost
+	record_beside_ftrace getppid syscalls:sys_enter_getppid 'sys_getppid\(' &&
+		[ "$ours" = "$theirs" ]
+}
+check "system call events: every interrupt event of the workload recorded, as ftrace sees them" \
+	syscall_events_leave_interrupts_recorded
 
 # --- a slow attach ----------------------------------------------------------------
 
