@@ -38,8 +38,9 @@ def ratio(r, peer, base=None):
     """r's paired ratios to peer (stats.scaled) into r["ratio"]; why not, or None."""
     ratios = stats.scaled(r["values"], peer["values"], base["values"] if base else None)
     if not ratios:
-        return "%s: %s (%s): no ratio to %s: the peer's median cost is not above 0" % (
-            r["workload"], r["config"], r["unit"], r["ratio_to"])
+        return "%s%s: no ratio to %s: its median cost%s is not above 0" % (
+            r["workload"], ", %d threads" % r["threads"] if r["threads"] else "", r["ratio_to"],
+            " over %s" % base["config"] if base else "")
     spread(r, "ratio", ratios)
     return None
 
@@ -100,7 +101,7 @@ def add_paired(rows):
     notes = list(pair_events(rows)) + list(pair_build(rows))
     for workload in ("loop", "ringbuf", "report", "wakeups"):
         notes += pair_to_named_peer(rows, workload)
-    return [n for n in notes if n]
+    return [n for n in dict.fromkeys(notes) if n]	# each once, in order
 
 
 def headlines(rows, tie=stats.TIE):

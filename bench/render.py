@@ -189,7 +189,7 @@ def section_headlines(suite):
     return ("Each comparison pairs the tracer with the peer round by round: d = tracer - peer "
             "in the same round, as a ratio 1 + d / (the peer's median cost over the round's "
             "baseline). The interval is the distribution-free interval of the median over the "
-            "rounds (min-max up to 7 rounds; its coverage in brackets). A comparison whose "
+            "rounds (min-max up to 7 rounds). A comparison whose "
             "interval straddles 1.0 is a tie when its median is within %g%% of 1.0 (--tie), "
             "else undecided, and an undecided comparison refuses the run (bench/README.md)."
             " When the peer's median cost is not above 0 there is no ratio: the paired "
@@ -320,10 +320,11 @@ def render_markdown(suite, drift, refused):
     rows = suite.rows
     head = "# tracer benchmarks, %s\n\n" % os.path.basename(suite.dir)
     if refused:
-        head += ("**REFUSED: the rounds leave %s undecided (its interval straddles 1.0 while the "
-                 "median claims a winner); these numbers are not a measurement. Rerun with more "
-                 "--rounds or on a quieter machine.**\n\n" % "; ".join(
-                     undecided_text(h) for h in refused))
+        head += ("**REFUSED: the rounds leave %s headline comparison%s undecided: the interval "
+                 "straddles 1.0 while the median claims a winner. These numbers are not a "
+                 "measurement; rerun with more --rounds or on a quieter machine.**\n\n%s\n" % (
+                     len(refused), "s" * (len(refused) > 1),
+                     "".join("- %s\n" % undecided_text(h) for h in refused)))
     head += ("`make bench` (bench/suite.py%s), %d rounds, %.0f s (%s). Configurations "
              "interleaved; every figure compared is paired with its own round's baseline or "
              "peer, shown as the median over rounds [min, max].\n\n" % (
@@ -358,10 +359,10 @@ set grid ytics
 set xtics rotate by -30 left noenhanced
 set key top left noenhanced
 set title "1. ns added to a getppid() call by recording its tracepoint (paired with the round's no-tracing run)"
-set yrange [*<0:*]
+set yrange [*<0:0<*]
 plot '%(dir)s/events.dat' using 2:3:4:xtic(1) title '1 thread', '' using 5:6:7 title '2 threads'
 set title "3. build time overhead vs untraced (%%)"
-set yrange [*<0:*]
+set yrange [*<0:0<*]
 plot '%(dir)s/build.dat' using 2:3:4:xtic(1) title 'make -j2'
 set title "4. our events lost vs achieved rate (4 events per call)"
 set style data yerrorlines
