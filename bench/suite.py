@@ -55,8 +55,8 @@ def parse_args():
     p.add_argument("--quick", action="store_true", help="smoke run, numbers not meaningful")
     p.add_argument("--rounds", type=int, default=5, help="repetitions of everything (default 5)")
     p.add_argument("--tie", type=float, default=100 * stats.TIE,
-                   help="%% within which a headline comparison's median paired ratio claims no "
-                   "winner (default %g; bench/README.md)" % (100 * stats.TIE))
+                   help="%% of 1.0 within which a headline comparison's median paired ratio "
+                   "claims no winner (default %(default)g; bench/README.md)")
     p.add_argument("--only", default=",".join(WORKLOADS),
                    help="workloads to run (default %s)" % ",".join(WORKLOADS))
     p.add_argument("--calls", type=int, default=500000,

@@ -173,9 +173,12 @@ def run(opts):
         window, flush if flush is not None else "unknown (not in tracer record --help)")
     rows = []
     for key in order:
+        label = RECORDERS[key][0]
+        if key == "tracer":
+            label += " (flush_ms %s)" % (flush if flush is not None else "unknown")
         for figure, v in zip(FIGURES, values[key]):
             fields = dict(param=param, disturbed=disturbed[key] if figure == FIGURES[0] else 0)
             if figure == FIGURES[0] and key != "perf":
                 fields["ratio_to"] = "perf"
-            rows.append(row("wakeups", key, RECORDERS[key][0], figure, v, **fields))
+            rows.append(row("wakeups", key, label, figure, v, **fields))
     return rows
