@@ -1,21 +1,19 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * The benchmark suite's CSV (bench/README.md, "The suite"): one row per
- * figure, written by every benchmark with --csv, so that bench/suite.py
- * assembles them without re-deriving what a benchmark already computed.
- * Columns, in order:
+ * figure, written by every benchmark with --csv.  bench/suite.py pairs the
+ * rows round by round (bench/paired.py) and adds the paired figures'
+ * columns to its results.csv (benchlib.CSV_COLUMNS).  Columns, in order:
  *   workload, config, label, threads, param, unit,
  *   n, median, min, max            over the repetitions,
- *   vs_baseline                    median over rounds of (this - baseline of the same round),
- *   vs_empty                       the same against the empty BPF program (events only),
- *   ratio, ratio_to                this figure over a peer's, and which peer,
+ *   ratio_to                       the peer the suite compares this row with,
  *   recorded, expected, lost       events, summed over the repetitions,
- *   baseline                       1 for a no-tracing baseline (its drift is checked),
+ *   baseline                       1 for a no-tracing baseline,
  *   disturbed                      repetitions kept although others used the CPUs,
  *   note, values                   the repetitions' values in round order, space-separated.
  * Absent numbers are empty fields; in a struct bench_row, a number is absent
- * unless its flag (or ratio_to, for ratio) says it is there, so that
- * designated initializers leave out what a row does not have.
+ * unless its flag says it is there, so that designated initializers leave
+ * out what a row does not have.
  */
 #ifndef TRACER_BENCH_CSV_H
 #define TRACER_BENCH_CSV_H
@@ -29,9 +27,6 @@ struct bench_row {
 	const double *values;		/* n of them, in round order */
 	int n;
 	double median, min, max;
-	bool has_vs_baseline, has_vs_empty;
-	double vs_baseline, vs_empty;
-	double ratio;				/* when ratio_to is set */
 	bool counted, lost_known;
 	long long recorded, expected;		/* when counted */
 	long long lost;				/* when lost_known */
@@ -41,8 +36,8 @@ struct bench_row {
 
 static inline void bench_csv_header(FILE *f)
 {
-	fputs("workload,config,label,threads,param,unit,n,median,min,max,vs_baseline,vs_empty,"
-	      "ratio,ratio_to,recorded,expected,lost,baseline,disturbed,note,values\n", f);
+	fputs("workload,config,label,threads,param,unit,n,median,min,max,ratio_to,recorded,"
+	      "expected,lost,baseline,disturbed,note,values\n", f);
 }
 
 static inline void bench_csv_text(FILE *f, const char *s)
@@ -91,9 +86,6 @@ static inline void bench_csv_row(FILE *f, const struct bench_row *r)
 	bench_csv_number(f, r->n, r->median);
 	bench_csv_number(f, r->n, r->min);
 	bench_csv_number(f, r->n, r->max);
-	bench_csv_number(f, r->has_vs_baseline, r->vs_baseline);
-	bench_csv_number(f, r->has_vs_empty, r->vs_empty);
-	bench_csv_number(f, r->ratio_to, r->ratio);
 	bench_csv_text(f, r->ratio_to);
 	bench_csv_count(f, r->counted, r->recorded);
 	bench_csv_count(f, r->counted, r->expected);

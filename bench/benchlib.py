@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 """What the suite's Python workloads share: the CSV row (bench/bench_csv.h
-has the columns), statistics over repetitions, the machine's state, CPU
+has the columns), finding rows, the machine's state, CPU
 time others used during a run, and children that are stopped and reaped
 whatever happens (bench/README.md, "The suite")."""
 
@@ -10,9 +10,17 @@ import signal
 import subprocess
 import time
 
-CSV_COLUMNS = ["workload", "config", "label", "threads", "param", "unit", "n", "median", "min",
-               "max", "vs_baseline", "vs_empty", "ratio", "ratio_to", "recorded", "expected",
-               "lost", "baseline", "disturbed", "note", "values"]
+from stats import median
+
+# bench/bench_csv.h's columns and the paired figures the suite adds
+# (bench/paired.py): NAME, NAME_min, NAME_max are the median, min and max
+# over rounds; lo, hi and verdict are a headline comparison's.
+PAIRED = [k + s for k in ("vs_baseline", "vs_empty", "ratio") for s in ("", "_min", "_max")]
+CSV_COLUMNS = (["workload", "config", "label", "threads", "param", "unit", "n", "median", "min",
+                "max"] + PAIRED + ["ratio_to", "lo", "hi", "verdict", "recorded", "expected",
+                                   "lost", "baseline", "disturbed", "note", "values"])
+NUMBERS = (["threads", "n", "median", "min", "max"] + PAIRED +
+           ["lo", "hi", "recorded", "expected", "lost", "baseline", "disturbed"])
 
 # Others may use this share of one CPU during a run before it is repeated
 # (tracepoint_bench's DISTURBED), and a run is tried this often.
@@ -21,14 +29,6 @@ MAX_ATTEMPTS = 2
 
 HZ = os.sysconf("SC_CLK_TCK")
 PF_KTHREAD = 0x00200000
-
-
-def median(values):
-    s = sorted(values)
-    n = len(s)
-    if not n:
-        return float("nan")
-    return s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
 
 
 def row(workload, config, label, unit, values, **fields):
@@ -41,6 +41,17 @@ def row(workload, config, label, unit, values, **fields):
         r.update(median=median(values), min=min(values), max=max(values))
     r.update(fields)
     return r
+
+
+def pick(rows, workload, **match):
+    """The rows of a workload whose fields equal match's."""
+    return [r for r in rows if r["workload"] == workload and
+            all(r.get(k) == v for k, v in match.items())]
+
+
+def one(rows, workload, **match):
+    found = pick(rows, workload, **match)
+    return found[0] if found else None
 
 
 def csv_text(v):
@@ -66,8 +77,7 @@ def read_csv(path):
     rows = []
     with open(path, newline="") as f:
         for r in csv.DictReader(f):
-            for k in ("threads", "n", "median", "min", "max", "vs_baseline", "vs_empty", "ratio",
-                      "recorded", "expected", "lost", "baseline", "disturbed"):
+            for k in NUMBERS:
                 r[k] = float(r[k]) if r.get(k) not in (None, "") else None
             r["values"] = [float(v) for v in r["values"].split()] if r.get("values") else []
             rows.append(r)

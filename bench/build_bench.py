@@ -14,7 +14,7 @@ import tempfile
 import time
 from collections import namedtuple
 
-from benchlib import Child, bpf_links, median, row, run_quiet, wait_for
+from benchlib import Child, bpf_links, row, run_quiet, wait_for
 
 SOURCE_TARBALL = "/usr/src/linux-source-6.1.tar.xz"
 EVENTS = ["sched:*", "raw_syscalls:*"]
@@ -207,14 +207,9 @@ def run_config(key, opts, tree, keep_trace):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def paired(results, key, base, f):
-    """Median over rounds of f(config's run, baseline's run of the same round)."""
-    pairs = zip(results[key], results[base])
-    return median([f(a, b) for a, b in pairs])
-
-
 def rows_for(results, order, targets):
-    """CSV rows: build time, overhead against the untraced build and against perf's."""
+    """CSV rows: build time per round (bench/paired.py pairs them with the
+    untraced build and perf's of the same round), what the recorders said."""
     out = []
     for key in order:
         runs = results[key]
@@ -225,13 +220,6 @@ def rows_for(results, order, targets):
             100 * max(r.meter.others for r in runs))
         fields = dict(param=" ".join(["make -j2"] + targets), disturbed=disturbed, note=note,
                       baseline=int(key == "untraced"))
-        if key != "untraced":
-            fields["vs_baseline"] = paired(results, key, "untraced",
-                                           lambda a, b: 100 * (a.secs / b.secs - 1))
-        if key not in ("untraced", "perf") and "perf" in results:
-            fields["ratio"] = (paired(results, key, "untraced", lambda a, b: a.secs - b.secs) /
-                               paired(results, "perf", "untraced", lambda a, b: a.secs - b.secs))
-            fields["ratio_to"] = "perf record (added build time)"
         if traced:
             fields.update(recorded=sum(r.events for r in runs), lost=sum(r.lost for r in runs))
         label = CONFIGS[key][0]

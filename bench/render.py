@@ -1,10 +1,13 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-"""The suite's results.md and results.png, from its CSV rows (bench/bench_csv.h)."""
+"""The suite's results.md and results.png, from its CSV rows (bench/bench_csv.h)
+and their paired figures (bench/paired.py)."""
 
 import os
 import subprocess
 
-from benchlib import median
+from benchlib import one, pick
+from paired import headline_name
+from stats import VERDICTS
 
 TITLES = {
     "events": "1. Per-event cost: getppid() with its tracepoint recorded (build/bench/tracepoint_bench)",
@@ -14,16 +17,19 @@ TITLES = {
     "saturation": "4. Saturation: where tracer record starts losing events (tracepoint_bench)",
     "report": "5. Reading a trace: tracer report against babeltrace2 (bench/report_bench.py)",
     "ust": "6. User-space tracing against lttng-ust",
+    "wakeups": "7. The recorder's own wake-ups, idle (bench/wakeups_bench.py)",
 }
-
-
-def pick(rows, workload, **match):
-    return [r for r in rows if r["workload"] == workload and
-            all(r.get(k) == v for k, v in match.items())]
 
 
 def fmt(v, f="%.0f"):
     return "" if v is None or v == "" else f % v
+
+
+def spread(r, key, f="%.0f"):
+    """A paired figure: its median over rounds [min, max]."""
+    if not r or r.get(key) is None:
+        return ""
+    return "%s [%s, %s]" % (f % r[key], f % r[key + "_min"], f % r[key + "_max"])
 
 
 def table(head, lines):
@@ -39,28 +45,36 @@ def counted(r):
     return "%d / %d" % (r["recorded"], r["expected"])
 
 
+PAIRED_NOTE = ("Paired figures: per round, against the run of the same round; median over "
+               "rounds [min, max].")
+
+
 def section_events(rows):
-    lines = [(r["label"], int(r["threads"]), fmt(r["median"]), fmt(r["min"]), fmt(r["max"]),
-              fmt(r["vs_baseline"], "%+.0f"), fmt(r["vs_empty"], "%+.0f"), fmt(r["ratio"], "%.2f"),
-              counted(r), fmt(r["lost"]))
+    lines = [(r["label"], int(r["threads"]), fmt(r["median"]), spread(r, "vs_baseline", "%+.0f"),
+              spread(r, "vs_empty", "%+.0f"), spread(r, "ratio", "%.2f"), counted(r),
+              fmt(r["lost"]))
              for r in pick(rows, "events")]
-    return table(["configuration", "threads", "median ns/call", "min", "max",
-                  "added over no tracing", "added over empty program", "x ringbuf",
-                  "recorded (ours, all rounds)", "lost"], lines)
+    return (PAIRED_NOTE + " x ringbuf, per round: 1 + (this - ringbuf) / ringbuf's median "
+            "added cost over the empty program.\n\n" + table(
+                ["configuration", "threads", "median ns/call", "added over no tracing",
+                 "added over empty program", "x ringbuf", "recorded (ours, all rounds)", "lost"],
+                lines))
 
 
 def section_loop(rows):
-    lines = [(r["label"], int(r["threads"]), fmt(r["median"], "%.1f"), fmt(r["min"], "%.1f"),
-              fmt(r["max"], "%.1f"), fmt(r["ratio"], "%.2f"))
+    lines = [(r["label"], int(r["threads"]), fmt(r["median"], "%.1f"), spread(r, "ratio", "%.2f"))
              for r in pick(rows, "loop") if r["param"] in ("16", "")]
-    return table(["loop", "CPUs", "median ns/record", "min", "max", "x ringbuf"], lines)
+    return (PAIRED_NOTE + " x ringbuf, per round: 1 + (this - ringbuf) / ringbuf's median.\n\n" +
+            table(["loop", "CPUs", "median ns/record", "x ringbuf"], lines))
 
 
 def section_ringbuf(rows):
-    lines = [(r["label"], int(r["threads"]), fmt(r["median"], "%.1f"), fmt(r["min"], "%.1f"),
-              fmt(r["max"], "%.1f"), fmt(r["ratio"], "%.2f"), r["note"])
+    lines = [(r["label"], int(r["threads"]), fmt(r["median"], "%.1f"), spread(r, "ratio", "%.2f"),
+              r["note"])
              for r in pick(rows, "ringbuf") if r["param"] in ("16", "")]
-    return table(["buffer", "threads", "median ns/event", "min", "max", "x tracer", "note"], lines)
+    return (PAIRED_NOTE + " x tracer, per round: 1 + (this - tracer) / tracer's median (per-CPU "
+            "tracer for 2 threads).\n\n" +
+            table(["buffer", "threads", "median ns/event", "x tracer", "note"], lines))
 
 
 def companion(rows, r, unit):
@@ -73,19 +87,18 @@ def section_build(rows):
     times = pick(rows, "build", unit="s")
     if not times:
         return "not run\n\n"
-    lines = [(r["label"], fmt(r["median"], "%.2f"), fmt(r["min"], "%.2f"), fmt(r["max"], "%.2f"),
-              fmt(r["vs_baseline"], "%+.1f%%"), fmt(r["ratio"], "%.2f"),
-              fmt(companion(rows, r, "events/s"), "%.0f"),
+    lines = [(r["label"], fmt(r["median"], "%.2f"), spread(r, "vs_baseline", "%+.1f%%"),
+              spread(r, "ratio", "%.2f"), fmt(companion(rows, r, "events/s"), "%.0f"),
               fmt(companion(rows, r, "lost"), "%.0f"), fmt(companion(rows, r, "MiB"), "%.0f"),
               int(r["disturbed"] or 0))
              for r in times]
     return ("`%s` in Linux 6.1 (Debian's linux-source-6.1, tinyconfig, x86_64), "
             "objects removed before each build, sources in the page cache; recorders record "
             "`sched:*` and `raw_syscalls:*` system-wide (-a) from before the build to after it; "
-            "only the build is timed. Overhead = median over rounds of (build time / untraced "
-            "build time of the same round - 1); x perf = added build time over perf's.\n\n"
-            % times[0]["param"] + table(
-                ["configuration", "median s", "min", "max", "overhead vs untraced", "x perf",
+            "only the build is timed. %s Overhead, per round: build time / the untraced build "
+            "time - 1; x perf, per round: 1 + (this - perf's build time) / perf's median added "
+            "build time.\n\n" % (times[0]["param"], PAIRED_NOTE) + table(
+                ["configuration", "median s", "overhead vs untraced", "x perf",
                  "events/s recorded (median)", "lost per build (median)", "MiB per build (median)",
                  "runs kept disturbed"], lines))
 
@@ -125,32 +138,94 @@ def section_report(rows):
     times = pick(rows, "report", unit="s")
     if not times:
         return "not run\n\n"
-    lines = [(r["label"], fmt(r["median"], "%.2f"), fmt(r["min"], "%.2f"), fmt(r["max"], "%.2f"),
-              fmt(companion(rows, r, "events/s") / 1e6, "%.2f"), fmt(r["ratio"], "%.2f"))
+    lines = [(r["label"], fmt(r["median"], "%.2f"),
+              fmt(companion(rows, r, "events/s") / 1e6, "%.2f"), spread(r, "ratio", "%.2f"))
              for r in times]
     return ("The trace of one discard-mode build (%s), read from the page cache, text to "
-            "/dev/null.\n\n" % times[0]["param"] + table(
-                ["reader", "median s", "min", "max", "M events/s (median)",
-                 "time x babeltrace2 (text)"], lines))
+            "/dev/null. %s Time x babeltrace2, per round: 1 + (this - babeltrace2's time) / "
+            "babeltrace2's median time.\n\n" % (times[0]["param"], PAIRED_NOTE) + table(
+                ["reader", "median s", "M events/s (median)", "time x babeltrace2 (text)"],
+                lines))
 
 
-def one(rows, workload, **match):
-    found = pick(rows, workload, **match)
-    return found[0] if found else None
+def section_ust(rows):
+    return "".join("- %s\n" % r["note"] for r in pick(rows, "ust")) + "\n"
+
+
+def section_wakeups(rows):
+    lines = []
+    for r in pick(rows, "wakeups", unit="wake-ups/s"):
+        own = one(rows, "wakeups", config=r["config"], unit="own wake-ups/s in its trace")
+        share = one(rows, "wakeups", config=r["config"], unit="own events % of its trace")
+        lines.append((r["label"], "%s [%s, %s]" % (fmt(r["median"], "%.1f"), fmt(r["min"], "%.1f"),
+                                                    fmt(r["max"], "%.1f")),
+                      spread(r, "ratio", "%.2f"), fmt(own and own["median"], "%.1f"),
+                      fmt(share and share["median"], "%.0f%%"), int(r["disturbed"] or 0)))
+    if not lines:
+        return "not run\n\n"
+    return ("Each recorder records `sched:*` system-wide (-a) on the machine as it is; after "
+            "it has recorded for 1 s, its voluntary context switches (all its threads, "
+            "/proc/PID/task/*/status) are counted over a window: %s. Own wake-ups in its "
+            "trace: the trace's sched_wakeup events of the recorder per second of trace; own "
+            "events: those whose task, pid, prev_pid or next_pid is the recorder. %s x perf, "
+            "per round: 1 + (tracer - perf) / perf's median.\n\n" % (
+                pick(rows, "wakeups")[0]["param"], PAIRED_NOTE) + table(
+                ["recorder", "wake-ups/s (median [min, max])", "x perf record",
+                 "own wake-ups/s in its trace (median)", "own events of its trace (median)",
+                 "runs kept disturbed"], lines))
+
+
+def section_headlines(suite):
+    """The comparisons that decide whether the suite publishes."""
+    if not suite.headlines:
+        return "none measured\n\n"
+    lines = []
+    for h in suite.headlines:
+        c = h.cmp
+        verdict = VERDICTS[c.verdict]
+        lines.append((headline_name(h), h.what, paired_ratio(c),
+                      "%.0f%%" % (100 * c.coverage),
+                      "**%s**" % verdict if c.verdict == "undecided" else verdict))
+    return ("Each comparison pairs the tracer with the peer round by round: d = tracer - peer "
+            "in the same round, as a ratio 1 + d / (the peer's median cost over the round's "
+            "baseline). The interval is the distribution-free interval of the median over the "
+            "rounds (min-max up to 7 rounds). A comparison whose "
+            "interval straddles 1.0 is a tie when its median is within %g%% of 1.0 (--tie), "
+            "else undecided, and an undecided comparison refuses the run (bench/README.md)."
+            " When the peer's median cost is not above 0 there is no ratio: the paired "
+            "difference d is shown, and any d other than 0 claims a winner."
+            "\n\n" % suite.o.tie + table(
+                ["comparison", "what", "paired ratio, median [interval]", "interval coverage",
+                 "verdict"], lines))
+
+
+def paired_ratio(c):
+    if c.median is None:
+        return "no ratio; d %.4g [%.4g, %.4g]" % (c.diff, c.dlo, c.dhi)
+    return "%.2f [%.2f, %.2f]" % (c.median, c.lo, c.hi)
+
+
+def undecided_text(h):
+    """One line naming an undecided comparison and its figures."""
+    return "%s (%s): paired ratio %s straddles %s" % (
+        headline_name(h), h.what, paired_ratio(h.cmp), "0" if h.cmp.median is None else "1.0")
 
 
 def summary_events(rows):
     out = []
     for t in (1, 2):
-        added = {r["config"]: r["vs_baseline"] for r in pick(rows, "events", threads=float(t))}
-        tracer = one(rows, "events", config="tracer", threads=float(t))
-        if not tracer:
+        added = {r["config"]: r for r in pick(rows, "events", threads=float(t))}
+        tracer = added.get("tracer")
+        if not tracer or tracer["vs_baseline"] is None:
             continue
-        peers = ", ".join("%s %+.0f" % (k, added[k]) for k in
-                          ("ringbuf", "perfbuf", "perf", "ftrace", "bpftrace") if k in added)
-        out.append("- per event, %d thread%s: tracer record -a adds %+.0f ns to a getppid() call "
-                   "(%s); over the empty program, %.2fx BPF ringbuf's cost\n" % (
-                       t, "s" * (t > 1), tracer["vs_baseline"], peers, tracer["ratio"] or 0))
+        peers = ", ".join("%s %s" % (k, fmt(added[k]["vs_baseline"], "%+.0f")) for k in
+                          ("ringbuf", "perfbuf", "perf", "trace-cmd", "ftrace", "bpftrace")
+                          if k in added)
+        over_empty = "; over the empty program, %sx BPF ringbuf's cost" % spread(
+            tracer, "ratio", "%.2f") if tracer["ratio"] is not None else ""
+        out.append("- per event, %d thread%s: tracer record -a adds %s ns to a getppid() call "
+                   "(%s)%s\n" % (t, "s" * (t > 1), spread(tracer, "vs_baseline", "%+.0f"), peers,
+                                 over_empty))
     return "".join(out)
 
 
@@ -168,7 +243,7 @@ def summary_loop(rows):
 
 
 def summary_build(rows):
-    over = ["%s %+.1f%%" % (r["config"], r["vs_baseline"])
+    over = ["%s %s" % (r["config"], spread(r, "vs_baseline", "%+.1f%%"))
             for r in pick(rows, "build", unit="s") if r["vs_baseline"] is not None]
     if not over:
         return ""
@@ -198,19 +273,31 @@ def summary_saturation(rows):
 
 def summary_report(rows):
     speed = {r["config"]: r["median"] for r in pick(rows, "report", unit="events/s")}
+    tracer = one(rows, "report", config="tracer-report", unit="s")
     if "tracer-report" not in speed or "babeltrace2" not in speed:
         return ""
     return ("- reading a trace as text: tracer report %.2f M events/s, babeltrace2 %.2f M events/s "
-            "(%.1fx)\n" % (speed["tracer-report"] / 1e6, speed["babeltrace2"] / 1e6,
-                            speed["tracer-report"] / speed["babeltrace2"]))
+            "(tracer report's time: %sx babeltrace2's)\n" % (
+                speed["tracer-report"] / 1e6, speed["babeltrace2"] / 1e6,
+                spread(tracer, "ratio", "%.2f") or "no ratio"))
+
+
+def summary_wakeups(rows):
+    rate = {r["config"]: r for r in pick(rows, "wakeups", unit="wake-ups/s")}
+    if "tracer" not in rate or "perf" not in rate:
+        return ""
+    return ("- recorder wake-ups while recording `sched:*` -a, idle: tracer %s/s, perf record "
+            "%s/s (%s)\n" % (fmt(rate["tracer"]["median"], "%.1f"),
+                               fmt(rate["perf"]["median"], "%.1f"), rate["tracer"]["param"]))
 
 
 def section_summary(rows):
     return "".join(f(rows) for f in (summary_events, summary_loop, summary_build,
-                                      summary_saturation, summary_report)) + "\n"
+                                      summary_saturation, summary_report,
+                                      summary_wakeups)) + "\n"
 
 
-def section_machine(suite, drift, refused):
+def section_machine(suite, drift):
     disturbed = {}
     for r in suite.rows:
         if r.get("disturbed"):
@@ -219,38 +306,42 @@ def section_machine(suite, drift, refused):
     out += "\n".join(suite.state_end) + "\n\n"
     out += "- runs kept although other processes used more than 5%% of a CPU during them (after a " \
            "repeat): %s\n\n" % (", ".join("%s %d" % kv for kv in sorted(disturbed.items())) or "none")
-    lines = [(label, "%.4g" % m, "%.4g" % lo, "%.4g" % hi, "%.1f%%" % dev,
-              "**REFUSED**" if dev > suite.o.tolerance else "ok")
+    if not drift:
+        return out
+    lines = [(label, "%.4g" % m, "%.4g" % lo, "%.4g" % hi, "%.1f%%" % dev)
              for label, m, lo, hi, dev in drift]
-    out += ("No-tracing baselines across rounds (a run is refused when one strays more than %.0f%% "
-            "from its median):\n\n" % suite.o.tolerance)
-    return out + table(["baseline", "median", "min", "max", "largest deviation", "verdict"], lines)
+    out += ("No-tracing baselines across rounds, for information: every figure is paired with "
+            "its own round, so drift between rounds does not refuse a run.\n\n")
+    return out + table(["baseline", "median", "min", "max", "largest deviation from median"],
+                       lines)
 
 
 def render_markdown(suite, drift, refused):
     rows = suite.rows
     head = "# tracer benchmarks, %s\n\n" % os.path.basename(suite.dir)
     if refused:
-        head += ("**REFUSED: the no-tracing baseline drifted more than %.0f%% across rounds; these "
-                 "numbers are not a measurement. Rerun on a quiet machine.**\n\n" % suite.o.tolerance)
-    head += ("`make bench` (bench/suite.py%s), %d rounds, %.0f s (%s). Every figure is the median "
-             "of the rounds with min and max; configurations interleaved; ratios against peers "
-             "measured in the same run.\n\n" % (
-                 " --quick: a smoke run, numbers not meaningful" if suite.o.quick else "",
-                 suite.o.rounds, suite.seconds,
+        head += ("**REFUSED: the rounds leave %s headline comparison%s undecided: the interval "
+                 "straddles 1.0 while the median claims a winner. These numbers are not a "
+                 "measurement; rerun with more --rounds or on a quieter machine.**\n\n%s\n" % (
+                     len(refused), "s" * (len(refused) > 1),
+                     "".join("- %s\n" % undecided_text(h) for h in refused)))
+    head += ("`make bench` (bench/suite.py%s), %d rounds, %.0f s (%s). Configurations "
+             "interleaved; every figure compared is paired with its own round's baseline or "
+             "peer, shown as the median over rounds [min, max].\n\n" % (
+                 " --quick: a smoke run, numbers not meaningful, nothing refused" if suite.o.quick
+                 else "", suite.o.rounds, suite.seconds,
                  ", ".join("%s %.0f s" % kv for kv in suite.durations.items())))
     body = [("events", section_events), ("loop", section_loop), ("ringbuf", section_ringbuf),
             ("build", section_build), ("saturation", section_saturation),
-            ("report", section_report)]
+            ("report", section_report), ("ust", section_ust), ("wakeups", section_wakeups)]
     out = head + "## Summary\n\n" + section_summary(rows)
+    out += "## Headline comparisons\n\n" + section_headlines(suite)
     for workload, section in body:
         if pick(rows, workload):
             out += "## %s\n\n%s" % (TITLES[workload], section(rows))
-    out += "## %s\n\n" % TITLES["ust"]
-    out += "".join("- %s\n" % r["note"] for r in pick(rows, "ust")) + "\n"
     out += "## Not run here, and problems\n\n"
     out += "".join("- %s\n" % n for n in suite.notes + suite.failures) + "\n"
-    out += "## The machine\n\n" + section_machine(suite, drift, refused)
+    out += "## The machine\n\n" + section_machine(suite, drift)
     out += "Each benchmark's own report and CSV: raw/.\n"
     return out
 
@@ -267,11 +358,11 @@ set boxwidth 0.9
 set grid ytics
 set xtics rotate by -30 left noenhanced
 set key top left noenhanced
-set title "1. ns per getppid() call with its tracepoint recorded"
-set yrange [0:*]
+set title "1. ns added to a getppid() call by recording its tracepoint (paired with the round's no-tracing run)"
+set yrange [*<0:0<*]
 plot '%(dir)s/events.dat' using 2:3:4:xtic(1) title '1 thread', '' using 5:6:7 title '2 threads'
 set title "3. build time overhead vs untraced (%%)"
-set yrange [*<0:*]
+set yrange [*<0:0<*]
 plot '%(dir)s/build.dat' using 2:3:4:xtic(1) title 'make -j2'
 set title "4. our events lost vs achieved rate (4 events per call)"
 set style data yerrorlines
@@ -297,22 +388,23 @@ def write_dat(path, lines, nothing):
             f.write(" ".join('"%s"' % c if isinstance(c, str) else "%.6g" % c for c in line) + "\n")
 
 
+def paired_bar(r, key):
+    return r[key], r[key + "_min"], r[key + "_max"]
+
+
 def plot_data(rows, d):
     events = {}
     for r in pick(rows, "events"):
-        events.setdefault(r["config"], {})[int(r["threads"])] = r
+        if r["vs_baseline"] is not None:
+            events.setdefault(r["config"], {})[int(r["threads"])] = r
     write_dat(os.path.join(d, "events.dat"),
               [(k,) + tuple(v for t in (1, 2) for v in (
-                  (by[t]["median"], by[t]["min"], by[t]["max"]) if t in by else (0, 0, 0)))
+                  paired_bar(by[t], "vs_baseline") if t in by else (0, 0, 0)))
                for k, by in events.items()], ("not run", 0, 0, 0, 0, 0, 0))
-    times = {r["config"]: r["values"] for r in pick(rows, "build", unit="s")}
-    base = times.get("untraced", [])
-    build = []
-    for k, v in times.items():
-        if k != "untraced" and base:
-            over = [100 * (a / b - 1) for a, b in zip(v, base)]
-            build.append((k, median(over), min(over), max(over)))
-    write_dat(os.path.join(d, "build.dat"), build, ("not run", 0, 0, 0))
+    write_dat(os.path.join(d, "build.dat"),
+              [(r["config"],) + paired_bar(r, "vs_baseline")
+               for r in pick(rows, "build", unit="s") if r["vs_baseline"] is not None],
+              ("not run", 0, 0, 0))
     achieved = {r["param"]: r for r in pick(rows, "saturation", config="ladder-achieved")}
     write_dat(os.path.join(d, "ladder.dat"), sorted(
         (achieved[r["param"]]["median"] / 1e6, r["median"], r["min"], r["max"])

@@ -7,7 +7,7 @@ dummy sink shows what decoding alone costs (bench/README.md)."""
 import os
 import time
 
-from benchlib import Child, median, row, run_quiet
+from benchlib import Child, row, run_quiet
 
 
 def readers(tracer, trace):
@@ -33,7 +33,8 @@ def read_once(argv, meter):
 
 
 def run(opts, trace, events):
-    """Rows for the suite's CSV: seconds and events/s per reader, ratio to babeltrace2's text."""
+    """Rows for the suite's CSV: seconds and events/s per reader, each paired with
+    babeltrace2's text of the same round (bench/paired.py)."""
     progs = readers(opts.tracer, trace)
     order = list(progs)
     secs = {k: [] for k in order}
@@ -49,9 +50,8 @@ def run(opts, trace, events):
         opts.progress("\n")
     rows = []
     for key in order:
-        ratio = median([a / b for a, b in zip(secs[key], secs["babeltrace2"])])
         fields = dict(param="%d events" % events, disturbed=disturbed[key], recorded=events,
-                      ratio=ratio, ratio_to="babeltrace2 (text), same round")
+                      ratio_to="babeltrace2" if key != "babeltrace2" else "")
         rows.append(row("report", key, progs[key][0], "s", secs[key], **fields))
         rows.append(row("report", key, progs[key][0], "events/s", [events / s for s in secs[key]],
                         param="%d events" % events))

@@ -680,10 +680,8 @@ static void write_csv(FILE *f, int reps)
 			row.min = c->min;
 			row.max = c->max;
 		}
-		if (!c->broken && c->ref && !c->ref->broken) {
-			row.ratio = c->median / c->ref->median;
+		if (!c->broken && c->ref && !c->ref->broken)
 			row.ratio_to = c->ref->v->name;
-		}
 		bench_csv_row(f, &row);
 	}
 }

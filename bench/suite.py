@@ -10,9 +10,11 @@ into one results folder (bench/README.md, "The suite"):
   3 a real build traced                            bench/build_bench.py
   5 tracer report against babeltrace2              bench/report_bench.py
   6 lttng-ust: not measured until tracer has a user-space library
+  7 the recorder's own wake-ups, idle              bench/wakeups_bench.py
 
-Writes results.md, results.csv and results.png, or, when a no-tracing
-baseline drifted more than --tolerance across rounds, REFUSED.md and exit
+Every configuration is paired with its own round's baseline or peer
+(bench/paired.py).  Writes results.md, results.csv and results.png, or,
+when the rounds leave a headline comparison undecided, REFUSED.md and exit
 status 3; raw/ holds each benchmark's own report and CSV either way."""
 
 import argparse
@@ -29,12 +31,16 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import benchlib  # noqa: E402
 import build_bench  # noqa: E402
+import paired  # noqa: E402
 import report_bench  # noqa: E402
-from benchlib import Child, median, read_csv, row  # noqa: E402
+import stats  # noqa: E402
+import wakeups_bench  # noqa: E402
+from benchlib import Child, read_csv, row  # noqa: E402
+import render  # noqa: E402
 from render import render_markdown, render_plot  # noqa: E402
 
 TRACEFS = "/sys/kernel/tracing"
-WORKLOADS = ["ringbuf", "events", "build", "report"]
+WORKLOADS = ["ringbuf", "events", "build", "report", "wakeups"]
 NOT_RUN_HERE = [
     "LTTng kernel tracing: not measured: it needs its kernel modules (lttng-modules) and this "
     "kernel has no loadable module support (CONFIG_MODULES off).",
@@ -48,8 +54,9 @@ def parse_args():
     p.add_argument("--out", help="results parent folder (default BUILD/bench-results)")
     p.add_argument("--quick", action="store_true", help="smoke run, numbers not meaningful")
     p.add_argument("--rounds", type=int, default=5, help="repetitions of everything (default 5)")
-    p.add_argument("--tolerance", type=float, default=10.0,
-                   help="%% a no-tracing baseline may stray from its median (default 10)")
+    p.add_argument("--tie", type=float, default=100 * stats.TIE,
+                   help="%% of 1.0 within which a headline comparison's median paired ratio "
+                   "claims no winner (default %(default)g; bench/README.md)")
     p.add_argument("--only", default=",".join(WORKLOADS),
                    help="workloads to run (default %s)" % ",".join(WORKLOADS))
     p.add_argument("--calls", type=int, default=500000,
@@ -58,6 +65,8 @@ def parse_args():
                    help="what make -j2 builds in the kernel tree (default 'kernel/time/ kernel/irq/')")
     p.add_argument("--build-configs", default="untraced,tracer-overwrite,tracer-discard,perf",
                    help="recorders of workload 3 (also: bpftrace)")
+    p.add_argument("--wakeup-secs", type=float, default=5.0,
+                   help="seconds each recorder's wake-ups are counted in workload 7 (default 5)")
     o = p.parse_args()
     o.out = o.out or os.path.join(o.build, "bench-results")
     o.only = o.only.split(",")
@@ -70,9 +79,12 @@ def parse_args():
             ", ".join(unknown), ", ".join(WORKLOADS), ", ".join(build_bench.CONFIGS)))
     o.tracer = os.path.abspath(os.path.join(o.build, "tracer"))
     o.work = os.path.abspath(os.path.join(o.build, "bench-work"))
+    if o.rounds < 1 or o.tie < 0 or o.wakeup_secs <= 0:
+        p.error("--rounds, --tie and --wakeup-secs must be positive")
     if o.quick:
         o.rounds = min(o.rounds, 2)
         o.calls = 100000
+        o.wakeup_secs = min(o.wakeup_secs, 2.0)
     return o
 
 
@@ -123,8 +135,9 @@ class Suite:
 
     def run_ringbuf(self):
         # 1 M events per thread (the benchmark's default is 3 M): 17 s instead of 50.
-        reps = ["--quick"] if self.o.quick else ["--reps", str(self.o.rounds), "--events", "1000000"]
-        self.bench("ringbuf_bench", [os.path.join(self.o.build, "bench", "ringbuf_bench")] + reps)
+        reps = ["--quick"] if self.o.quick else ["--events", "1000000"]
+        self.bench("ringbuf_bench", [os.path.join(self.o.build, "bench", "ringbuf_bench"),
+                                     "--reps", str(self.o.rounds)] + reps)
 
     def run_events(self):
         o = self.o
@@ -141,15 +154,23 @@ class Suite:
         trace = os.path.join(tmp, "build.trace")
         try:
             if "build" in self.o.only:
-                self.rows += build_bench.run(self.o, keep_trace=trace)
+                self.add_rows("build_bench", build_bench.run(self.o, keep_trace=trace))
             if "report" not in self.o.only:
                 return
             if not os.path.exists(trace):
                 self.record_trace(trace)
             events = self.trace_events(trace)
-            self.rows += report_bench.run(self.o, trace, events)
+            self.add_rows("report_bench", report_bench.run(self.o, trace, events))
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
+
+    def run_wakeups(self):
+        self.add_rows("wakeups_bench", wakeups_bench.run(self.o))
+
+    def add_rows(self, name, rows):
+        """A Python workload's rows, kept in raw/NAME.csv like the C benchmarks' CSV."""
+        benchlib.write_csv(os.path.join(self.raw, name + ".csv"), rows)
+        self.rows += rows
 
     def record_trace(self, trace):
         """Without workload 3: 5 s of the same events with a small build running."""
@@ -183,7 +204,7 @@ class Suite:
         out = []
         for r in self.rows:
             if r.get("baseline") and r["values"]:
-                m = median(r["values"])
+                m = stats.median(r["values"])
                 dev = max(abs(v - m) for v in r["values"]) / m * 100
                 label = "%s: %s%s (%s)" % (r["workload"], r["label"],
                                           ", %d thread%s" % (r["threads"], "s" * (r["threads"] > 1))
@@ -199,7 +220,8 @@ class Suite:
         for name, wanted, step in (("ringbuf", "ringbuf" in o.only, self.run_ringbuf),
                                    ("events", "events" in o.only, self.run_events),
                                    ("build/report", "build" in o.only or "report" in o.only,
-                                    self.run_build_and_report)):
+                                    self.run_build_and_report),
+                                   ("wakeups", "wakeups" in o.only, self.run_wakeups)):
             if wanted:
                 self.workload(name, step)
         self.rows.append(row("ust", "lttng-ust", "lttng-ust against tracer's user-space library",
@@ -209,17 +231,22 @@ class Suite:
         return self.report()
 
     def report(self):
+        self.notes += paired.add_paired(self.rows)
+        self.headlines = paired.headlines(self.rows, self.o.tie / 100)
+        self.rows += paired.headline_rows(self.headlines)
         drift = self.drift()
-        refused = [d for d in drift if d[4] > self.o.tolerance]
+        undecided = [h for h in self.headlines if h.cmp.verdict == "undecided"]
+        refused = undecided if not self.o.quick else []
+        for h in undecided:
+            self.progress("bench: undecided: %s\n" % render.undecided_text(h))
         md = render_markdown(self, drift, refused)
         if refused:
             path = os.path.join(self.dir, "REFUSED.md")
             with open(path, "w") as f:
                 f.write(md)
-            self.progress("bench: REFUSED: %s drifted more than %.0f%% from its median across "
-                          "rounds (%s); the machine was too busy for these numbers. Details: %s\n"
-                          % ("; ".join(d[0] for d in refused), self.o.tolerance,
-                             ", ".join("%.1f%%" % d[4] for d in refused), path))
+            self.progress("bench: REFUSED: the rounds leave %d headline comparison%s undecided "
+                          "(above); rerun with more --rounds or on a quieter machine. Details: "
+                          "%s\n" % (len(refused), "s" * (len(refused) > 1), path))
             return 3
         plot_problem = render_plot(self, os.path.join(self.dir, "results.png"))
         if plot_problem:

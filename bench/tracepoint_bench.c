@@ -2815,8 +2815,7 @@ static void csv_part1(FILE *f)
 					.label = configs[c].label, .threads = t, .param = event_spec,
 					.unit = "ns/call", .values = e->ns, .n = e->n,
 					.median = median(e->ns, e->n), .min = vmin(e->ns, e->n),
-					.max = vmax(e->ns, e->n), .has_vs_baseline = true,
-					.vs_baseline = added(c, C_NONE, t), .baseline = c == C_NONE };
+					.max = vmax(e->ns, e->n), .baseline = c == C_NONE };
 			for (i = 0; i < e->n; i++) {
 				const struct run_result *r = &e->r[i];
 
@@ -2832,14 +2831,9 @@ static void csv_part1(FILE *f)
 			/* The program alone overwrites: its buffers hold the newest records only. */
 			row.counted = counted && c != C_TRACER_PROG;
 			row.lost_known = lost_known;
-			if (c != C_NONE && have(C_EMPTY, t)) {
-				row.has_vs_empty = true;
-				row.vs_empty = added(c, C_EMPTY, t);
-			}
-			if (c != C_NONE && c != C_EMPTY && have(C_RINGBUF, t) && have(C_EMPTY, t)) {
-				row.ratio = added(c, C_EMPTY, t) / added(C_RINGBUF, C_EMPTY, t);
+			/* The suite pairs the rows by round (bench/paired.py). */
+			if (c != C_NONE && c != C_EMPTY && have(C_RINGBUF, t) && have(C_EMPTY, t))
 				row.ratio_to = "ringbuf (added over the empty program)";
-			}
 			bench_csv_row(f, &row);
 		}
 }
@@ -2864,10 +2858,8 @@ static void csv_part2(FILE *f)
 						.unit = "ns/record", .values = e->ns, .n = e->n,
 						.median = median(e->ns, e->n), .min = vmin(e->ns, e->n),
 						.max = vmax(e->ns, e->n), .note = loop_problem };
-				if (l < L_EMPTY && rb->n) {
-					row.ratio = row.median / median(rb->ns, rb->n);
+				if (l < L_EMPTY && rb->n)
 					row.ratio_to = "ringbuf";
-				}
 				bench_csv_row(f, &row);
 			}
 }
