@@ -44,7 +44,9 @@ static const char usage_record[] =
 "      --flush-ms MS      deliver partly filled sub-buffers every MS ms, 1 to 60000 (default 100)\n"
 "      --backend WHO      auto (default: the kernel module if loaded), bpf or kmod\n"
 "  -v, --verbose          show libbpf's messages (verifier logs when loading fails)\n"
-"With a command, the exit status is the command's (128 + N when signal N ended it).\n";
+"With a command, the exit status is the command's (128 + N when signal N ended it).\n"
+"Other tools (perf stat, perf record) see the same tracepoints while tracer records them.\n"
+"Events the kernel skips (a BPF program already running on that CPU) are counted as lost.\n";
 
 static const char usage_report[] =
 "usage: tracer report [options] [DIR]\n"

@@ -180,4 +180,21 @@ few_wakeups_when_idle() {
 }
 check "idle, the recorder wakes for its flush period and delivered sub-buffers only" few_wakeups_when_idle
 
+# --- other tools on the same tracepoints -------------------------------------------
+
+# While tracer records a tracepoint, perf still counts it: the program
+# lets the kernel hand the record on to the tracepoint's perf events.
+perf_still_counts() {
+	"$TRACER" record -a -e sched:sched_process_exec -o "$work/share" 2>"$work/share.log" &
+	local recorder=$! counted
+	wait_until 60 grep -qs 'recording' "$work/share.log" || return 1
+	counted=$(perf stat -a -x, -e sched:sched_process_exec -- \
+		sh -c 'for i in $(seq 20); do /bin/true; done' 2>&1 | awk -F, '/sched_process_exec/ { print $1 }')
+	kill -INT "$recorder"
+	wait "$recorder" || return 1
+	echo "# perf counted ${counted:-nothing} execs of at least 21"
+	[ "${counted:-0}" -ge 21 ] 2>/dev/null
+}
+check "perf stat counts a tracepoint that tracer records at the same time" perf_still_counts
+
 echo "1..$n"
