@@ -232,15 +232,22 @@ static int by_syscall(const struct session *s, const struct tr_event *ev)
 
 /*
  * System call events go through the tp_btf programs on sys_enter and
- * sys_exit (bpf/record.bpf.c says why), except on kernels where the
- * module takes the records from its perf events.
+ * sys_exit (bpf/record.bpf.c says why) when a recording takes many of
+ * them: those programs run for every system call, recorded or not, which
+ * costs an unrecorded one about 150 ns here.  A few system calls stay on
+ * their own tracepoints.  Never where the module takes the records from
+ * its perf events.
  */
+#define SYSCALL_PROGS_MIN_EVENTS	64
+
 static void choose_syscall_programs(struct session *s)
 {
+	unsigned int i, nsyscall = 0;
 	int enter = 0, exit = 0;
-	unsigned int i;
 
-	s->syscall_progs = !s->kmod_via_perf;
+	for (i = 0; i < s->events.count; i++)
+		nsyscall += s->events.events[i].syscall_nr >= 0;
+	s->syscall_progs = !s->kmod_via_perf && nsyscall >= SYSCALL_PROGS_MIN_EVENTS;
 	for (i = 0; i < s->events.count; i++) {
 		const struct tr_event *ev = &s->events.events[i];
 
