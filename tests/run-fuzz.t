@@ -7,25 +7,11 @@
 # for FUZZ_SECONDS (30 unless told; `make fuzz` runs longer and keeps the
 # corpora), formats for a third of that.  Speeds are printed.
 set -u
-BUILD=${BUILD:-build}
+TEST_NAME=fuzz
+. "$(dirname "$0")/lib.sh"
 fuzz_seconds=${FUZZ_SECONDS:-30}
 fuzz=$(dirname "$0")/fuzz
-work=$(mktemp -d /tmp/tracer-fuzz-test.XXXXXX)
 corpora=${FUZZ_CORPUS:-$work}
-
-cleanup() {
-	rm -rf "$work"
-}
-trap cleanup EXIT
-
-n=0
-check() { # check DESCRIPTION COMMAND...: one TAP line from a command's status
-	local what=$1
-	shift
-	n=$((n + 1))
-	if "$@"; then echo "ok $n - $what"; else echo "not ok $n - $what"; fi
-}
-diag() { sed 's/^/# /' "$@"; }
 
 for fuzzer in report_fuzz format_fuzz; do
 	if [ ! -x "$BUILD/fuzz/$fuzzer" ]; then

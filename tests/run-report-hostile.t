@@ -5,29 +5,10 @@
 # code 1 (never a signal, never a hang) and one line naming the file and,
 # where there is one, the offset; what lies before the damage still prints.
 set -u
-BUILD=${BUILD:-build}
-TRACER=$BUILD/tracer
-GETPPID=$BUILD/tests/helpers/getppid_n
-work=$(mktemp -d /tmp/tracer-hostile-test.XXXXXX)
-
-cleanup() {
-	rm -rf "$work"
-}
-trap cleanup EXIT
-
-n=0
-check() { # check DESCRIPTION COMMAND...: one TAP line from a command's status
-	local what=$1
-	shift
-	n=$((n + 1))
-	if "$@"; then echo "ok $n - $what"; else echo "not ok $n - $what"; fi
-}
-diag() { sed 's/^/# /' "$@"; }
-
-if [ "$(id -u)" != 0 ]; then
-	echo "1..0 # SKIP recording with BPF needs root here"
-	exit 0
-fi
+TEST_NAME=report-hostile
+. "$(dirname "$0")/lib.sh"
+require_root "recording with BPF needs root here"
+keep_tracefs_as_found
 
 # Two real traces: 1000 getppid events on CPU 0 in 4 KiB packets (one event
 # class, several packets), and a shell's sched events (several classes,

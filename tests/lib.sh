@@ -1,0 +1,71 @@
+# Shared by the tests/run-*.t scripts: TAP lines, a scratch directory
+# removed at exit, and waiting for a recorder.  Source it after setting
+# TEST_NAME; it sets BUILD, TRACER, GETPPID and work.
+BUILD=${BUILD:-build}
+TRACER=$BUILD/tracer
+GETPPID=$BUILD/tests/helpers/getppid_n
+work=$(mktemp -d "/tmp/tracer-$TEST_NAME-test.XXXXXX")
+n=0
+
+# Cleanup steps a test adds (at_exit 'command'), run in reverse order
+# after every background job of the test is killed.
+exit_steps=()
+at_exit() { exit_steps=("$1" "${exit_steps[@]}"); }
+run_exit_steps() {
+	local job step
+	for job in $(jobs -p); do
+		kill -KILL "$job" 2>/dev/null
+	done
+	wait 2>/dev/null
+	for step in "${exit_steps[@]}"; do
+		eval "$step"
+	done
+	[ -n "${KEEP_WORK:-}" ] || rm -rf "$work"
+}
+trap run_exit_steps EXIT
+
+check() { # check DESCRIPTION COMMAND...: one TAP line from a command's status
+	local what=$1
+	shift
+	n=$((n + 1))
+	if "$@"; then echo "ok $n - $what"; else echo "not ok $n - $what"; return 1; fi
+}
+skip() { # skip DESCRIPTION REASON
+	n=$((n + 1))
+	echo "ok $n - $1 # SKIP $2"
+}
+diag() { sed 's/^/# /' "$@"; }
+
+require_root() { # require_root WHY: the whole script is skipped without root
+	[ "$(id -u)" = 0 ] && return 0
+	echo "1..0 # SKIP $1"
+	exit 0
+}
+
+# Leaves tracefs mounted or not, as the test found it.
+keep_tracefs_as_found() {
+	if ! grep -q ' /sys/kernel/tracing tracefs ' /proc/mounts; then
+		at_exit "grep -q ' /sys/kernel/tracing tracefs ' /proc/mounts && umount /sys/kernel/tracing"
+	fi
+}
+
+# Waits until a recorder has attached its BPF programs: no time limit of
+# its own but the recorder's life, so load cannot make it fail.
+wait_attached() { # wait_attached PID
+	while kill -0 "$1" 2>/dev/null; do
+		ls -l "/proc/$1/fd" 2>/dev/null | grep -q 'anon_inode:bpf_link' && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# Waits until a command succeeds, for at most SECONDS: a guard against a
+# hang, far beyond what the condition needs even on a loaded machine.
+wait_until() { # wait_until SECONDS COMMAND...
+	local deadline=$((SECONDS + $1))
+	shift
+	until "$@"; do
+		[ "$SECONDS" -lt "$deadline" ] || return 1
+		sleep 0.05
+	done
+}
