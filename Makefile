@@ -33,7 +33,7 @@ BENCH_ARGS ?=
 
 TRACER := $(BUILD)/tracer
 
-.PHONY: all check vm-check bench deps vmlinux clean
+.PHONY: all check vm-check bench fuzz deps vmlinux clean
 all: $(LIB) $(BPF_SKELS) $(TRACER)
 
 # Skeletons are what the C side includes; the objects need not be rebuilt.
@@ -71,13 +71,37 @@ $(BUILD)/bench/%: bench/%.c $(LIB) $(HEADERS) $(BENCH_HEADERS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
+# The fuzzers: the trace reader and report, and the format sanitizer,
+# built with libFuzzer, AddressSanitizer and UBSan (the libraries they link
+# are not instrumented).
+FUZZ_CFLAGS := -g -O1 -std=gnu11 -Wall -Wextra -Werror -Iinclude -Iuser \
+	       $(shell pkg-config --cflags libtraceevent) \
+	       -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+FUZZ_LIBS := $(shell pkg-config --libs libtraceevent)
+FUZZ_BINS := $(BUILD)/fuzz/report_fuzz $(BUILD)/fuzz/format_fuzz
+FUZZ_SECONDS ?= 300
+
+$(BUILD)/fuzz/report_fuzz: tests/fuzz/report_fuzz.c user/report.c user/trace.c user/format.c \
+			   user/packet.c user/cpus.c $(HEADERS)
+	@mkdir -p $(@D)
+	clang $(FUZZ_CFLAGS) -o $@ $(filter %.c,$^) $(FUZZ_LIBS)
+
+$(BUILD)/fuzz/format_fuzz: tests/fuzz/format_fuzz.c user/format.c $(HEADERS)
+	@mkdir -p $(@D)
+	clang $(FUZZ_CFLAGS) -o $@ $(filter %.c,$^) $(FUZZ_LIBS)
+
 # Installs missing Debian packages (a no-op when all are present).
 deps:
 	./setup --deps-only
 
 # Each test prints TAP; prove runs them all and prints the summary.
-check: deps all $(TEST_BINS) $(HELPER_BINS)
+check: deps all $(TEST_BINS) $(HELPER_BINS) $(FUZZ_BINS)
 	BUILD=$(BUILD) prove --exec '' --merge --verbose $(TEST_BINS) $(wildcard tests/run-*.t)
+
+# The fuzzers alone, as long as asked; their corpora grow in $(BUILD)/fuzz/corpus/.
+fuzz: $(FUZZ_BINS)
+	BUILD=$(BUILD) FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_CORPUS=$(BUILD)/fuzz/corpus \
+		prove --exec '' --merge --verbose tests/run-fuzz.t
 
 # Only the VM suite (a part of check): Debian's kernels under qemu, tests/vm/.
 vm-check: deps all $(HELPER_BINS)

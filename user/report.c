@@ -4,60 +4,126 @@
 #include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <event-parse.h>
 
 #include "report.h"
 #include "trace.h"
 #include "cpus.h"
 
-#define COMM_SLOTS	65536		/* power of two */
+/* At least twice pid_max's largest value: a table at most half full. */
+#define MAX_COMM_SLOTS	(1u << 23)
 
-/* pid -> command name, from .tracer/comms and from the events themselves. */
-struct comms {
-	__s32 pid[COMM_SLOTS];
-	char comm[COMM_SLOTS][16];
+/*
+ * pid -> command name, from .tracer/comms and from the events themselves:
+ * open addressing in a table that doubles to stay at most half full.
+ */
+struct comm_slot {
+	__s32 pid;			/* 0: free */
+	char comm[16];
 };
+
+struct comms {
+	struct comm_slot *slot;
+	unsigned int size;		/* a power of two, or 0 */
+	unsigned int used;
+};
+
+/* The slot of pid, or the free one where it goes. */
+static struct comm_slot *comm_slot(const struct comms *c, __s32 pid)
+{
+	unsigned int i = pid & (c->size - 1);
+
+	while (c->slot[i].pid && c->slot[i].pid != pid)
+		i = (i + 1) & (c->size - 1);
+	return &c->slot[i];
+}
+
+static int comms_grow(struct comms *c)
+{
+	struct comms bigger = { .size = c->size ? 2 * c->size : 256, .used = c->used };
+	unsigned int i;
+
+	if (bigger.size > MAX_COMM_SLOTS)
+		return -E2BIG;
+	bigger.slot = calloc(bigger.size, sizeof(*bigger.slot));
+	if (!bigger.slot)
+		return -ENOMEM;
+	for (i = 0; i < c->size; i++)
+		if (c->slot[i].pid)
+			*comm_slot(&bigger, c->slot[i].pid) = c->slot[i];
+	free(c->slot);
+	*c = bigger;
+	return 0;
+}
 
 static void comm_set(struct comms *c, __s32 pid, const char *comm)
 {
-	unsigned int i = pid & (COMM_SLOTS - 1), n;
+	struct comm_slot *slot;
 
-	for (n = 0; n < COMM_SLOTS; n++, i = (i + 1) & (COMM_SLOTS - 1))
-		if (c->pid[i] == pid || !c->pid[i]) {
-			c->pid[i] = pid;
-			snprintf(c->comm[i], sizeof(c->comm[i]), "%.15s", comm);
-			return;
-		}
+	if (2 * (c->used + 1) > c->size && comms_grow(c))
+		return;
+	slot = comm_slot(c, pid);
+	c->used += !slot->pid;
+	slot->pid = pid;
+	snprintf(slot->comm, sizeof(slot->comm), "%.15s", comm);
 }
 
 static const char *comm_get(const struct comms *c, __s32 pid)
 {
-	unsigned int i = pid & (COMM_SLOTS - 1), n;
+	const struct comm_slot *slot = c->size ? comm_slot(c, pid) : NULL;
 
-	for (n = 0; n < COMM_SLOTS && c->pid[i]; n++, i = (i + 1) & (COMM_SLOTS - 1))
-		if (c->pid[i] == pid)
-			return c->comm[i];
-	return NULL;
+	return slot && slot->pid ? slot->comm : NULL;
 }
 
-static void read_comms(struct comms *c, const char *dir)
+/* .tracer/comms, if the trace has one: 0, or -errno when it is there but unreadable. */
+static int read_comms(struct comms *c, const struct tr_trace *trace)
 {
-	char path[4096], comm[64];
-	int pid;
+	int fd = tr_trace_open_meta(trace, "comms"), pid;
+	char comm[64];
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/.tracer/comms", dir);
-	f = fopen(path, "r");
-	while (f && fscanf(f, "%d %63[^\n]\n", &pid, comm) == 2)
+	if (fd < 0)
+		return fd == -ENOENT ? 0 : fd;
+	f = fdopen(fd, "r");
+	if (!f) {
+		close(fd);
+		return -ENOMEM;
+	}
+	while (fscanf(f, "%d %63[^\n]\n", &pid, comm) == 2)
 		if (pid > 0)
 			comm_set(c, pid, comm);
-	if (f)
-		fclose(f);
+	fclose(f);
+	return 0;
 }
 
-/* Events that name tasks teach the report their command names. */
-static void learn_comms(struct comms *c, struct tep_event *ev, struct tep_record *rec)
+static struct tep_record record_of(const struct tr_item *it)
 {
+	return (struct tep_record) {
+		.ts = it->ts, .data = (void *)it->payload,
+		.size = it->record->size, .cpu = it->cpu,
+	};
+}
+
+/* A record's common_pid (it lies inside the record: trace.h), or -1 without one. */
+static int record_pid(const struct tr_item *it)
+{
+	struct tep_format_field *field = tep_find_common_field(it->class->tep, "common_pid");
+	unsigned long long pid;
+
+	if (!field || tep_read_number_field(field, it->payload, &pid))
+		return -1;
+	return pid;
+}
+
+/*
+ * Events that name tasks teach the report their command names.  Every
+ * field of a record lies inside it (trace.h), so reading them is safe.
+ */
+static void learn_comms(struct comms *c, const struct tr_item *it)
+{
+	struct tep_event *ev = it->class->tep;
+	struct tep_record record = record_of(it), *rec = &record;
 	static const char *const pairs[][2] = {
 		{ "prev_comm", "prev_pid" }, { "next_comm", "next_pid" },
 		{ "comm", "pid" }, { "newcomm", "pid" },
@@ -116,20 +182,12 @@ static void print_lost(FILE *out, const struct tr_item *it)
 	fputc('\n', out);
 }
 
-static struct tep_record record_of(const struct tr_item *it)
-{
-	return (struct tep_record) {
-		.ts = it->ts, .data = (void *)(it->record + 1),
-		.size = it->record->size, .cpu = it->cpu,
-	};
-}
-
-static void print_record(FILE *out, struct tep_handle *tep, const struct comms *comms,
-			 const struct tr_item *it, struct trace_seq *seq)
+static void print_record(FILE *out, const struct comms *comms, const struct tr_item *it,
+			 struct trace_seq *seq)
 {
 	struct tep_record rec = record_of(it);
 	struct tep_event *ev = it->class->tep;
-	int pid = tep_data_pid(tep, &rec);
+	int pid = record_pid(it);
 	const char *comm;
 
 	/* pid 0 is each CPU's idle task, never in the table (0 marks a free slot). */
@@ -145,42 +203,38 @@ static void print_record(FILE *out, struct tep_handle *tep, const struct comms *
 int tr_report(const struct tr_report_opts *o, FILE *out)
 {
 	struct filter f = { .o = o, .by_cpu = o->cpus != NULL };
-	struct comms *comms = calloc(1, sizeof(*comms));
+	struct comms comms = { NULL, 0, 0 };
 	struct tr_trace *trace;
 	struct trace_seq seq;
 	struct tr_item it;
-	const char *warning;
 	char why[1024];
 	int err, damaged = 0;
 
 	if (o->cpus && tr_parse_cpu_list(o->cpus, f.cpus, TR_MAX_CPUS)) {
 		fprintf(stderr, "tracer report: bad CPU list '%s'\n", o->cpus);
-		free(comms);
 		return 2;
 	}
 	err = tr_trace_open(&trace, o->dir, why, sizeof(why));
 	if (err) {
 		fprintf(stderr, "tracer report: %s\n", why);
-		free(comms);
 		return err == -ENOENT ? 2 : 1;
 	}
-	read_comms(comms, o->dir);
+	err = read_comms(&comms, trace);
+	if (err) {
+		fprintf(stderr, "tracer report: .tracer/comms: %s; command names come from the events only\n",
+			tr_trace_file_error(err));
+		damaged = 1;
+	}
 	trace_seq_init(&seq);
-	for (;;) {
-		int more = tr_trace_next(trace, &it, &warning);
-
-		if (warning) {
-			fprintf(stderr, "tracer report: %s\n", warning);
+	while (tr_trace_next(trace, &it)) {
+		if (it.kind == TR_ITEM_PROBLEM) {
+			fprintf(stderr, "tracer report: %s\n", it.problem);
 			damaged = 1;
+			continue;
 		}
-		if (!more)
-			break;
-		if (it.kind == TR_ITEM_RECORD && it.class) {
-			struct tep_record rec = record_of(&it);
-
-			/* Every record, shown or not, may name a task. */
-			learn_comms(comms, it.class->tep, &rec);
-		}
+		/* Every record, shown or not, may name a task. */
+		if (it.kind == TR_ITEM_RECORD)
+			learn_comms(&comms, &it);
 		if (f.by_cpu && (it.cpu >= TR_MAX_CPUS || !f.cpus[it.cpu]))
 			continue;
 		if (it.kind == TR_ITEM_LOST) {
@@ -188,24 +242,11 @@ int tr_report(const struct tr_report_opts *o, FILE *out)
 				print_lost(out, &it);
 			continue;
 		}
-		if (!it.class) {
-			fprintf(stderr, "tracer report: record with unknown event id %u on CPU %u\n",
-				it.record->id, it.cpu);
-			damaged = 1;
-			continue;
-		}
-		if (!class_wanted(&f, it.class))
-			continue;
-		if (o->pid) {
-			struct tep_record rec = record_of(&it);
-
-			if (o->pid != tep_data_pid(tr_trace_tep(trace), &rec))
-				continue;
-		}
-		print_record(out, tr_trace_tep(trace), comms, &it, &seq);
+		if (class_wanted(&f, it.class) && (!o->pid || o->pid == record_pid(&it)))
+			print_record(out, &comms, &it, &seq);
 	}
 	trace_seq_destroy(&seq);
 	tr_trace_close(trace);
-	free(comms);
+	free(comms.slot);
 	return damaged;
 }

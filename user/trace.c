@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,12 +12,20 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <event-parse.h>
+#include <tracer/record.h>
 
 #include "trace.h"
 #include "packet.h"
+#include "format.h"
+#include "cpus.h"
+
+/* .tracer/events holds at most TR_MAX_EVENTS formats of a few KiB each. */
+#define MAX_EVENTS_FILE		(64u << 20)
+/* A field lies in the first 64 KiB of its record (__data_loc offsets are 16-bit). */
+#define MAX_FIELD_END		65536
 
 struct stream {
-	char name[64];
+	char name[32];			/* channel0_<cpu> */
 	__u32 cpu;
 	const char *bytes;		/* the file, mapped */
 	size_t size;
@@ -24,14 +34,18 @@ struct stream {
 	int started;			/* a packet was read: the counters below hold */
 	struct tr_packet_iter it;
 	const struct tr_packet_header *packet;
-	__u64 lost[4];			/* cumulative, as of the last packet */
+	__u64 lost[4];			/* cumulative, the most a packet reported */
 	__u64 last_seq;
+	__u64 last_end;			/* timestamp_end of the previous packet */
+	__u64 last_ts;			/* of its latest item */
 	struct tr_item head;		/* its next item */
 	struct tr_item lost_events;	/* reported after the packet's records */
 	int has_lost_events;
+	char problem[512];		/* the head's text when it is a problem */
 };
 
 struct tr_trace {
+	int dir_fd, meta_fd;		/* the trace directory and its .tracer */
 	struct tep_handle *tep;
 	struct tr_trace_class *classes;
 	unsigned int nclasses;
@@ -39,129 +53,554 @@ struct tr_trace {
 	unsigned int nstreams;
 	unsigned int *heap;		/* stream indices, earliest head first */
 	unsigned int heap_len;
-	char warning[512];		/* from the last advance, not yet reported */
-	char reported[512];		/* the one tr_trace_next() handed out */
+	char **notes;			/* problems found while opening */
+	unsigned int nnotes, next_note;
+	/* Event ids (the last entry: all larger ones) said to have no format. */
+	unsigned char unknown_told[TR_MAX_EVENTS + 1];
+	char reported[512];		/* the problem tr_trace_next() handed out */
+	char *payload;			/* the record it handed out, copied */
+	size_t payload_size;
 };
+
+/* A problem found while opening, handed out before the first item. */
+static void note(struct tr_trace *t, const char *fmt, ...)
+{
+	char **notes = realloc(t->notes, (t->nnotes + 1) * sizeof(*notes));
+	va_list ap;
+
+	if (!notes)
+		return;
+	t->notes = notes;
+	va_start(ap, fmt);
+	if (vasprintf(&notes[t->nnotes], fmt, ap) >= 0)
+		t->nnotes++;
+	va_end(ap);
+}
+
+/*
+ * Open a file of the trace for reading: a regular file, not a symbolic
+ * link, and without blocking on a FIFO put in its place.
+ */
+static int open_regular(int dir_fd, const char *name, struct stat *st)
+{
+	int fd = openat(dir_fd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	int err;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, st))
+		err = -errno;
+	else if (!S_ISREG(st->st_mode))
+		err = -EINVAL;
+	else
+		return fd;
+	close(fd);
+	return err;
+}
+
+const char *tr_trace_file_error(int err)
+{
+	if (err == -ELOOP)
+		return "a symbolic link, not followed";
+	if (err == -EINVAL)
+		return "not a regular file";
+	return strerror(-err);
+}
+
+int tr_trace_open_meta(const struct tr_trace *t, const char *name)
+{
+	struct stat st;
+
+	return open_regular(t->meta_fd, name, &st);
+}
 
 /* --- Event classes: .tracer/events ------------------------------------------- */
 
-static int read_classes(struct tr_trace *t, const char *dir)
-{
-	char path[4096], sys[256], name[256];
+/* One entry: "event ID SYSTEM NAME LENGTH\n" and LENGTH bytes of format. */
+struct entry {
 	unsigned int id;
-	size_t len;
-	FILE *f;
+	char system[256];
+	char name[256];
+	size_t header_len;		/* the line and its newline */
+	size_t format_len;
+};
 
-	snprintf(path, sizeof(path), "%s/.tracer/events", dir);
-	f = fopen(path, "r");
-	if (!f)
-		return -errno;
-	t->tep = tep_alloc();
-	while (fscanf(f, "event %u %255s %255s %zu\n", &id, sys, name, &len) == 4) {
-		char *format = malloc(len + 1);
-		struct tr_trace_class *c;
+/* A decimal number (no sign, no space, no overflow) up to max. */
+static int decimal(const char *s, unsigned long long max, unsigned long long *value)
+{
+	size_t n = strspn(s, "0123456789");
 
-		if (id > 65535 || !format || fread(format, 1, len, f) != len) {
-			free(format);
-			break;
-		}
-		if (id >= t->nclasses) {
-			t->classes = realloc(t->classes, (id + 1) * sizeof(*t->classes));
-			memset(t->classes + t->nclasses, 0,
-			       (id + 1 - t->nclasses) * sizeof(*t->classes));
-			t->nclasses = id + 1;
-		}
-		c = &t->classes[id];
-		c->system = strdup(sys);
-		c->name = strdup(name);
-		tep_parse_format(t->tep, &c->tep, format, len, sys);
-		free(format);
+	if (!n || s[n])
+		return 0;
+	errno = 0;
+	*value = strtoull(s, NULL, 10);
+	return !errno && *value <= max;
+}
+
+static int name_ok(const char *s)
+{
+	size_t n = strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-");
+
+	return n && n < 256 && !s[n];
+}
+
+/* Parses the entry at s (n bytes left); 0, or -EPROTO with why. */
+static int parse_entry(const char *s, size_t n, struct entry *e, char *why, size_t whylen)
+{
+	const char *nl = memchr(s, '\n', n < 1024 ? n : 1024);
+	char line[1024], *word[5], *w, *save;
+	unsigned long long id, len;
+	unsigned int words = 0;
+
+	if (!nl || memchr(s, 0, nl - s)) {
+		snprintf(why, whylen, "no \"event ID SYSTEM NAME LENGTH\" line");
+		return -EPROTO;
 	}
-	fclose(f);
-	return t->nclasses ? 0 : -EPROTO;
+	memcpy(line, s, nl - s);
+	line[nl - s] = 0;
+	e->header_len = nl - s + 1;
+	for (w = strtok_r(line, " ", &save); w; w = strtok_r(NULL, " ", &save), words++)
+		if (words < 5)
+			word[words] = w;
+	if (words != 5 || strcmp(word[0], "event") ||
+	    !name_ok(word[2]) || !name_ok(word[3]) || !decimal(word[4], ~0ull, &len)) {
+		snprintf(why, whylen, "not an \"event ID SYSTEM NAME LENGTH\" line");
+		return -EPROTO;
+	}
+	if (!decimal(word[1], TR_MAX_EVENTS - 1, &id)) {
+		snprintf(why, whylen, "event id %.20s is not below %u", word[1], TR_MAX_EVENTS);
+		return -EPROTO;
+	}
+	if (len > n - e->header_len) {
+		snprintf(why, whylen, "format length %llu runs past the end of the file (%zu bytes left)",
+			 len, n - e->header_len);
+		return -EPROTO;
+	}
+	e->id = id;
+	e->format_len = len;
+	strcpy(e->system, word[2]);
+	strcpy(e->name, word[3]);
+	return 0;
+}
+
+/* Every field in the first 64 KiB, every __data_loc locator 4 bytes. */
+static const char *fields_problem(const struct tep_event *ev)
+{
+	struct tep_format_field *lists[2] = { ev->format.common_fields, ev->format.fields };
+	const struct tep_format_field *f;
+	int l;
+
+	for (l = 0; l < 2; l++)
+		for (f = lists[l]; f; f = f->next) {
+			if (f->offset < 0 || f->size < 0 || f->offset + f->size > MAX_FIELD_END)
+				return "a field lies beyond the first 64 KiB of its record";
+			if ((f->flags & TEP_FIELD_IS_DYNAMIC) && f->size != 4)
+				return "a __data_loc field is not 4 bytes";
+		}
+	return NULL;
+}
+
+/* The parsed format of an entry, or NULL and why not. */
+static struct tep_event *parse_format(struct tr_trace *t, const struct entry *e,
+				      const char *format, const char **why)
+{
+	char *sane = tr_format_sanitize(format, e->format_len, e->id, why);
+	struct tep_event *ev = NULL;
+
+	/*
+	 * libtraceevent gives the "ftrace" system's formats a meaning of their
+	 * own; these are tracepoint formats whatever their system is called.
+	 */
+	if (sane && tep_parse_format(t->tep, &ev, sane, strlen(sane), "tracer"))
+		ev = NULL;
+	if (sane && (!ev || (ev->flags & TEP_EVENT_FL_FAILED))) {
+		*why = "libtraceevent cannot parse it";
+		ev = NULL;
+	}
+	if (ev && (*why = fields_problem(ev)))
+		ev = NULL;
+	free(sane);
+	return ev;
+}
+
+static void add_class(struct tr_trace *t, const struct entry *e, const char *format,
+		      size_t offset)
+{
+	struct tr_trace_class *c;
+	const char *why;
+
+	if (e->id < t->nclasses && t->classes[e->id].name) {
+		note(t, ".tracer/events: offset %zu: event id %u is given twice; the second is ignored",
+		     offset, e->id);
+		return;
+	}
+	if (e->id >= t->nclasses) {
+		c = realloc(t->classes, (e->id + 1) * sizeof(*c));
+		if (!c)
+			return;
+		memset(c + t->nclasses, 0, (e->id + 1 - t->nclasses) * sizeof(*c));
+		t->classes = c;
+		t->nclasses = e->id + 1;
+	}
+	c = &t->classes[e->id];
+	c->system = strdup(e->system);
+	c->name = strdup(e->name);
+	if (!c->system || !c->name)
+		why = "out of memory";
+	else
+		c->tep = parse_format(t, e, format, &why);
+	if (!c->tep)
+		note(t, ".tracer/events: offset %zu: the format of event %u (%s:%s): %s; its records are skipped",
+		     offset, e->id, e->system, e->name, why);
+}
+
+/*
+ * The entries of .tracer/events.  A line that does not parse ends them
+ * (nothing after it can be framed); a format that does not, only its event.
+ */
+static int parse_classes(struct tr_trace *t, const char *dir, const char *text, size_t len,
+			 char *why, size_t whylen)
+{
+	unsigned int entries = 0;
+	struct entry e;
+	char problem[256];
+	size_t at;
+
+	t->tep = tep_alloc();
+	if (!t->tep) {
+		snprintf(why, whylen, "out of memory");
+		return -ENOMEM;
+	}
+	for (at = 0; at < len; at += e.header_len + e.format_len, entries++) {
+		if (parse_entry(text + at, len - at, &e, problem, sizeof(problem))) {
+			if (!entries) {
+				snprintf(why, whylen, "%s/.tracer/events: offset %zu: %s",
+					 dir, at, problem);
+				return -EPROTO;
+			}
+			note(t, ".tracer/events: offset %zu: %s; the events after it are unknown",
+			     at, problem);
+			return 0;
+		}
+		add_class(t, &e, text + at + e.header_len, at);
+	}
+	if (!entries) {
+		snprintf(why, whylen, "%s/.tracer/events: no event in it", dir);
+		return -EPROTO;
+	}
+	return 0;
+}
+
+/* Reads the whole of a regular file into a buffer of its size. */
+static ssize_t read_all(int fd, char *buf, size_t size)
+{
+	size_t done = 0;
+
+	while (done < size) {
+		ssize_t n = read(fd, buf + done, size - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (!n)
+			break;
+		done += n;
+	}
+	return done;
+}
+
+/* The trace's .tracer directory, not a symbolic link: a descriptor for openat(). */
+static int open_meta_dir(int dir_fd)
+{
+	int fd = openat(dir_fd, ".tracer", O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+	int err;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st))
+		err = -errno;
+	else if (S_ISDIR(st.st_mode))
+		return fd;
+	else
+		err = S_ISLNK(st.st_mode) ? -ELOOP : -ENOTDIR;
+	close(fd);
+	return err;
+}
+
+static int read_classes(struct tr_trace *t, const char *dir, char *why, size_t whylen)
+{
+	struct stat st;
+	ssize_t len = 0;
+	char *text;
+	int fd;
+
+	t->meta_fd = open_meta_dir(t->dir_fd);
+	fd = t->meta_fd < 0 ? t->meta_fd : open_regular(t->meta_fd, "events", &st);
+	if (fd == -ENOENT) {
+		snprintf(why, whylen, "%s is not a tracer trace (no .tracer/events)", dir);
+		return fd;
+	}
+	if (fd < 0) {
+		snprintf(why, whylen, "%s/%s: %s", dir,
+			 t->meta_fd < 0 ? ".tracer" : ".tracer/events", tr_trace_file_error(fd));
+		return fd;
+	}
+	if (st.st_size > MAX_EVENTS_FILE) {
+		snprintf(why, whylen, "%s/.tracer/events: larger than %u MiB, not a tracer trace's",
+			 dir, MAX_EVENTS_FILE >> 20);
+		close(fd);
+		return -EFBIG;
+	}
+	text = malloc(st.st_size + 1);
+	if (text)
+		len = read_all(fd, text, st.st_size);
+	close(fd);
+	if (!text || len < 0) {
+		snprintf(why, whylen, "%s/.tracer/events: %s", dir, strerror(text ? -len : ENOMEM));
+		free(text);
+		return text ? len : -ENOMEM;
+	}
+	len = parse_classes(t, dir, text, len, why, whylen);
+	free(text);
+	return len;
 }
 
 /* --- Streams: channel0_<cpu> -------------------------------------------------- */
 
-static int open_stream(struct stream *s, const char *dir, const char *name)
+/* The CPU of a stream file "channel0_<cpu>" as the recorder names it, or -1. */
+static int stream_cpu(const char *name)
 {
-	char path[4096];
+	const char *digits = name + strlen("channel0_");
+	unsigned long long cpu;
+
+	if (strncmp(name, "channel0_", strlen("channel0_")) ||
+	    (digits[0] == '0' && digits[1]) || !decimal(digits, TR_MAX_CPUS - 1, &cpu))
+		return -1;
+	return cpu;
+}
+
+static int open_stream(struct tr_trace *t, struct stream *s, const char *name, int cpu)
+{
 	struct stat st;
 	int fd;
 
-	snprintf(s->name, sizeof(s->name), "%s", name);
-	s->cpu = strtoul(strrchr(name, '_') + 1, NULL, 10);
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st)) {
-		if (fd >= 0)
-			close(fd);
-		return -errno;
+	snprintf(s->name, sizeof(s->name), "channel0_%d", cpu);
+	s->cpu = cpu;
+	fd = open_regular(t->dir_fd, name, &st);
+	if (fd < 0) {
+		note(t, "%s: %s; this stream is skipped", name, tr_trace_file_error(fd));
+		return fd;
 	}
 	s->size = st.st_size;
 	s->bytes = s->size ? mmap(NULL, s->size, PROT_READ, MAP_PRIVATE, fd, 0) : NULL;
+	if (s->bytes == MAP_FAILED) {
+		int err = -errno;
+
+		note(t, "%s: cannot map it: %s; this stream is skipped", name, strerror(-err));
+		s->bytes = NULL;
+		close(fd);
+		return err;
+	}
 	close(fd);
-	return s->bytes == MAP_FAILED ? -errno : 0;
+	return 0;
 }
 
-static int open_streams(struct tr_trace *t, const char *dir)
+static int by_cpu(const void *a, const void *b)
 {
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	int err = 0;
+	const struct stream *x = a, *y = b;
 
-	if (!d)
-		return -errno;
-	while (!err && (de = readdir(d))) {
-		if (strncmp(de->d_name, "channel0_", 9))
+	return (x->cpu > y->cpu) - (x->cpu < y->cpu);
+}
+
+static int open_streams(struct tr_trace *t, const char *dir, char *why, size_t whylen)
+{
+	int fd = openat(t->dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+	struct dirent *de;
+	struct stream *s;
+
+	if (!d) {
+		int err = -errno;
+
+		snprintf(why, whylen, "cannot list %s: %s", dir, strerror(-err));
+		if (fd >= 0)
+			close(fd);
+		return err;
+	}
+	while ((de = readdir(d))) {
+		int cpu = stream_cpu(de->d_name);
+
+		if (cpu < 0)
 			continue;
-		t->streams = realloc(t->streams, (t->nstreams + 1) * sizeof(*t->streams));
-		memset(&t->streams[t->nstreams], 0, sizeof(*t->streams));
-		err = open_stream(&t->streams[t->nstreams], dir, de->d_name);
-		t->nstreams += !err;
+		s = realloc(t->streams, (t->nstreams + 1) * sizeof(*s));
+		if (!s)
+			break;
+		t->streams = s;
+		memset(&s[t->nstreams], 0, sizeof(*s));
+		t->nstreams += !open_stream(t, &s[t->nstreams], de->d_name, cpu);
 	}
 	closedir(d);
-	return err;
+	if (t->nstreams)
+		qsort(t->streams, t->nstreams, sizeof(*t->streams), by_cpu);
+	return 0;
 }
 
-static void stream_cut(struct tr_trace *t, struct stream *s, const char *why)
+/* --- A stream's items --------------------------------------------------------- */
+
+/* Makes a problem the stream's next item; 1. */
+static int stream_problem(struct stream *s, __u64 ts, const char *fmt, ...)
 {
-	snprintf(t->warning, sizeof(t->warning),
-		 "%s: packet at offset %zu: %s; the rest of this stream is skipped",
-		 s->name, s->next_packet, why);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(s->problem, sizeof(s->problem), fmt, ap);
+	va_end(ap);
+	s->head = (struct tr_item) { .kind = TR_ITEM_PROBLEM, .cpu = s->cpu, .ts = ts };
+	return 1;
+}
+
+/* Ends a stream at a damaged packet: its last item says why; 1. */
+static int stream_cut(struct stream *s, const char *why)
+{
+	size_t offset = s->next_packet;
+
 	s->next_packet = s->size;
 	s->in_packet = 0;
+	return stream_problem(s, s->last_ts, "%s: packet at offset %zu: %s; the rest of this stream is skipped",
+			      s->name, offset, why);
+}
+
+/* Why the packet at s->next_packet cannot be read after the previous one, or NULL. */
+static const char *packet_problem(const struct stream *s, char *why, size_t whylen)
+{
+	size_t left = s->size - s->next_packet;
+	const struct tr_packet_header *h = (const void *)(s->bytes + s->next_packet);
+	const char *problem;
+
+	if (left < sizeof(*h))
+		return "truncated packet header";
+	if (h->magic == TR_PACKET_MAGIC && h->packet_size / 8 > left)
+		return "truncated packet (the recorder stopped while writing it)";
+	problem = tr_packet_header_problem(h, left < TR_MAX_SUBBUF_SIZE ? left :
+						 TR_MAX_SUBBUF_SIZE);
+	if (problem)
+		return problem;
+	if (h->cpu_id != s->cpu)
+		return "packet of another CPU";
+	if (s->started && h->packet_seq_num <= s->last_seq) {
+		snprintf(why, whylen, "packet_seq_num %llu after %llu: packet repeated or out of order",
+			 h->packet_seq_num, s->last_seq);
+		return why;
+	}
+	if (s->started && h->timestamp_begin < s->last_end) {
+		snprintf(why, whylen, "packet begins at %llu ns, before the previous one ended (%llu ns)",
+			 h->timestamp_begin, s->last_end);
+		return why;
+	}
+	return NULL;
 }
 
 /*
  * What a packet reports lost since the previous one.  Overwritten
  * sub-buffers (a sequence gap) lie before it: returned as the head item.
  * Lost events were counted by the time it ended (in discard mode, while
- * its writer could not leave it): kept for after its records.
+ * its writer could not leave it): kept for after its records.  A count
+ * below the previous packet's (a writer that read the counters before a
+ * nested one did) adds nothing.
  */
 static int packet_losses(struct stream *s, const struct tr_packet_header *h)
 {
 	const __u64 now[4] = { h->lost_full, h->lost_wrap, h->lost_big, h->lost_busy };
 	__u64 gap = s->started ? h->packet_seq_num - s->last_seq - 1 : h->packet_seq_num;
+	__u64 *since[4];
 	struct tr_item *lost = &s->lost_events;
 	int i;
 
 	*lost = (struct tr_item) { .kind = TR_ITEM_LOST, .cpu = s->cpu,
 				   .ts = h->timestamp_end };
-	lost->lost_full = now[0] - s->lost[0];
-	lost->lost_wrap = now[1] - s->lost[1];
-	lost->lost_big = now[2] - s->lost[2];
-	lost->lost_busy = now[3] - s->lost[3];
+	since[0] = &lost->lost_full;
+	since[1] = &lost->lost_wrap;
+	since[2] = &lost->lost_big;
+	since[3] = &lost->lost_busy;
 	s->has_lost_events = 0;
 	for (i = 0; i < 4; i++) {
-		s->has_lost_events |= now[i] != s->lost[i];
+		if (now[i] <= s->lost[i])
+			continue;
+		*since[i] = now[i] - s->lost[i];
 		s->lost[i] = now[i];
+		s->has_lost_events = 1;
 	}
 	s->last_seq = h->packet_seq_num;
+	s->last_end = h->timestamp_end;
 	s->started = 1;
 	s->head = (struct tr_item) { .kind = TR_ITEM_LOST, .cpu = s->cpu,
 				     .ts = h->timestamp_begin, .lost_packets = gap };
 	return gap != 0;
+}
+
+/*
+ * Why a record's payload cannot be decoded by its format, or NULL: every
+ * field, and the data a __data_loc field locates, must lie inside it.
+ * Then nothing that decodes it by the format reads past it.
+ */
+static const char *payload_problem(const struct tep_event *ev, const char *payload,
+				   __u32 size, char *why, size_t whylen)
+{
+	struct tep_format_field *lists[2] = { ev->format.common_fields, ev->format.fields };
+	const struct tep_format_field *f;
+	int l;
+
+	for (l = 0; l < 2; l++)
+		for (f = lists[l]; f; f = f->next) {
+			__u64 end = (__u64)f->offset + f->size, start;
+			__u32 loc;
+
+			if (end > size) {
+				snprintf(why, whylen, "field %s (bytes %d to %llu) lies past the record's %u bytes",
+					 f->name, f->offset, end, size);
+				return why;
+			}
+			if (!(f->flags & TEP_FIELD_IS_DYNAMIC))
+				continue;
+			memcpy(&loc, payload + f->offset, sizeof(loc));
+			loc = le32toh(loc);
+			start = (loc & 0xffff) + (f->flags & TEP_FIELD_IS_RELATIVE ? end : 0);
+			if (start + (loc >> 16) > size) {
+				snprintf(why, whylen, "the data of field %s (bytes %llu to %llu) lies past the record's %u bytes",
+					 f->name, start, start + (loc >> 16), size);
+				return why;
+			}
+		}
+	return NULL;
+}
+
+/* Makes a record the stream's next item, or a problem about it; 0 to skip it. */
+static int record_item(struct tr_trace *t, struct stream *s, const struct tr_event_header *e)
+{
+	const struct tr_trace_class *class = e->id < t->nclasses && t->classes[e->id].tep ?
+					     &t->classes[e->id] : NULL;
+	size_t offset = s->next_packet + ((const char *)e - (const char *)s->packet);
+	unsigned char *told = &t->unknown_told[e->id < TR_MAX_EVENTS ? e->id : TR_MAX_EVENTS];
+	const char *problem;
+	char why[192];
+
+	if (!class) {
+		if (*told)
+			return 0;
+		*told = 1;
+		return stream_problem(s, e->timestamp,
+				      "%s: record at offset %zu: event id %u has no usable format in .tracer/events; its records are skipped",
+				      s->name, offset, e->id);
+	}
+	problem = payload_problem(class->tep, (const char *)(e + 1), e->size, why, sizeof(why));
+	if (problem)
+		return stream_problem(s, e->timestamp, "%s: record at offset %zu: %s; record skipped",
+				      s->name, offset, problem);
+	s->head = (struct tr_item) { .kind = TR_ITEM_RECORD, .cpu = s->cpu, .ts = e->timestamp,
+				     .record = e, .class = class };
+	return 1;
 }
 
 /* Moves a stream to its next item; 0 when it has none left. */
@@ -169,53 +608,38 @@ static int stream_advance(struct tr_trace *t, struct stream *s)
 {
 	const struct tr_event_header *e;
 	const char *problem;
+	char why[128];
 
 	for (;;) {
 		if (s->in_packet) {
 			e = tr_packet_next(&s->it, &problem);
-			if (e) {
-				s->head = (struct tr_item) {
-					.kind = TR_ITEM_RECORD, .cpu = s->cpu, .ts = e->timestamp,
-					.record = e,
-					.class = e->id < t->nclasses && t->classes[e->id].name ?
-						 &t->classes[e->id] : NULL,
-				};
-				return 1;
-			}
-			s->in_packet = 0;
-			if (problem) {
-				stream_cut(t, s, problem);
+			if (e && record_item(t, s, e))
+				break;
+			if (e)
 				continue;
-			}
+			s->in_packet = 0;
+			if (problem)
+				return stream_cut(s, problem);
 			s->next_packet += s->packet->packet_size / 8;
 			if (s->has_lost_events) {
 				s->head = s->lost_events;
 				s->has_lost_events = 0;
-				return 1;
+				break;
 			}
 		}
 		if (s->next_packet >= s->size)
 			return 0;
-		if (s->size - s->next_packet < sizeof(struct tr_packet_header)) {
-			stream_cut(t, s, "truncated packet header");
-			return 0;
-		}
+		problem = packet_problem(s, why, sizeof(why));
+		if (problem)
+			return stream_cut(s, problem);
 		s->packet = (const void *)(s->bytes + s->next_packet);
-		if (s->packet->magic == TR_PACKET_MAGIC &&
-		    s->packet->packet_size / 8 > s->size - s->next_packet) {
-			stream_cut(t, s, "truncated packet (the recorder stopped while writing it)");
-			return 0;
-		}
-		problem = tr_packet_header_problem(s->packet, s->size - s->next_packet);
-		if (problem || s->packet->cpu_id != s->cpu) {
-			stream_cut(t, s, problem ? problem : "packet of another CPU");
-			return 0;
-		}
 		tr_packet_iter_init(&s->it, s->packet);
 		s->in_packet = 1;
 		if (packet_losses(s, s->packet))
-			return 1;
+			break;
 	}
+	s->last_ts = s->head.ts;
+	return 1;
 }
 
 /* --- The merge ------------------------------------------------------------------ */
@@ -251,19 +675,28 @@ int tr_trace_open(struct tr_trace **trace, const char *dir, char *why, size_t wh
 	unsigned int i;
 	int err;
 
-	err = read_classes(t, dir);
+	if (!t) {
+		snprintf(why, whylen, "out of memory");
+		return -ENOMEM;
+	}
+	t->meta_fd = -1;
+	t->dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (t->dir_fd < 0) {
+		err = -errno;
+		snprintf(why, whylen, "cannot open %s: %s", dir, strerror(-err));
+	} else {
+		err = read_classes(t, dir, why, whylen);
+	}
+	if (!err)
+		err = open_streams(t, dir, why, whylen);
+	if (!err && !(t->heap = calloc(t->nstreams + 1, sizeof(*t->heap)))) {
+		snprintf(why, whylen, "out of memory");
+		err = -ENOMEM;
+	}
 	if (err) {
-		snprintf(why, whylen, "%s is not a tracer trace (no readable .tracer/events)", dir);
 		tr_trace_close(t);
 		return err;
 	}
-	err = open_streams(t, dir);
-	if (err) {
-		snprintf(why, whylen, "cannot read the streams of %s: %s", dir, strerror(-err));
-		tr_trace_close(t);
-		return err;
-	}
-	t->heap = calloc(t->nstreams + 1, sizeof(*t->heap));
 	for (i = 0; i < t->nstreams; i++)
 		if (stream_advance(t, &t->streams[i]))
 			t->heap[t->heap_len++] = i;
@@ -273,29 +706,57 @@ int tr_trace_open(struct tr_trace **trace, const char *dir, char *why, size_t wh
 	return 0;
 }
 
-int tr_trace_next(struct tr_trace *t, struct tr_item *item, const char **warning)
+/*
+ * Hands out a record with a copy of its payload and a NUL byte after it,
+ * so that a string field without its NUL ends there; or, without memory
+ * for the copy, a problem.
+ */
+static void copy_payload(struct tr_trace *t, struct tr_item *item)
+{
+	size_t size = item->record->size;
+
+	if (size + 1 > t->payload_size) {
+		free(t->payload);
+		t->payload_size = 0;
+		t->payload = malloc(size + 1);
+		if (!t->payload) {
+			snprintf(t->reported, sizeof(t->reported),
+				 "no memory for a record of %zu bytes on CPU %u; record skipped",
+				 size, item->cpu);
+			*item = (struct tr_item) { .kind = TR_ITEM_PROBLEM, .cpu = item->cpu,
+						   .ts = item->ts, .problem = t->reported };
+			return;
+		}
+		t->payload_size = size + 1;
+	}
+	memcpy(t->payload, item->record + 1, size);
+	t->payload[size] = 0;
+	item->payload = t->payload;
+}
+
+int tr_trace_next(struct tr_trace *t, struct tr_item *item)
 {
 	struct stream *s;
 
-	*warning = NULL;
-	if (t->warning[0]) {
-		memcpy(t->reported, t->warning, sizeof(t->reported));
-		t->warning[0] = 0;
-		*warning = t->reported;
+	if (t->next_note < t->nnotes) {
+		*item = (struct tr_item) { .kind = TR_ITEM_PROBLEM,
+					   .problem = t->notes[t->next_note++] };
+		return 1;
 	}
 	if (!t->heap_len)
 		return 0;
 	s = &t->streams[t->heap[0]];
 	*item = s->head;
+	if (item->kind == TR_ITEM_PROBLEM) {
+		memcpy(t->reported, s->problem, sizeof(t->reported));
+		item->problem = t->reported;
+	} else if (item->kind == TR_ITEM_RECORD) {
+		copy_payload(t, item);
+	}
 	if (!stream_advance(t, s))
 		t->heap[0] = t->heap[--t->heap_len];
 	heap_down(t, 0);
 	return 1;
-}
-
-struct tep_handle *tr_trace_tep(const struct tr_trace *trace)
-{
-	return trace->tep;
 }
 
 void tr_trace_close(struct tr_trace *t)
@@ -309,10 +770,18 @@ void tr_trace_close(struct tr_trace *t)
 	for (i = 0; i < t->nstreams; i++)
 		if (t->streams[i].bytes)
 			munmap((void *)t->streams[i].bytes, t->streams[i].size);
+	for (i = 0; i < t->nnotes; i++)
+		free(t->notes[i]);
 	if (t->tep)
 		tep_free(t->tep);
+	if (t->meta_fd >= 0)
+		close(t->meta_fd);
+	if (t->dir_fd >= 0)
+		close(t->dir_fd);
+	free(t->notes);
 	free(t->classes);
 	free(t->streams);
 	free(t->heap);
+	free(t->payload);
 	free(t);
 }

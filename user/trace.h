@@ -4,8 +4,13 @@
  * of packets, merged into one sequence in timestamp order in one pass.
  * Each stream is in time order already (ringbuf.h, I2), so a heap of the
  * streams' next items gives the global order.  Losses come out as items
- * where they happened.  Files are checked, never trusted: a damaged or
- * truncated stream ends with a warning and the others go on.
+ * where they happened.  Files are checked, never trusted: only regular
+ * files are read, every length is bounded by what holds it, formats are
+ * checked before libtraceevent parses them (format.h) and every record
+ * against its format before anything decodes it.  What is damaged comes
+ * out as a problem item naming the file and offset: a damaged stream ends
+ * there and the others go on; a record that does not fit its format is
+ * skipped.
  */
 #ifndef TRACER_TRACE_H
 #define TRACER_TRACE_H
@@ -13,7 +18,6 @@
 #include <stddef.h>
 #include <tracer/layout.h>
 
-struct tep_handle;
 struct tep_event;
 struct tr_trace;
 
@@ -21,36 +25,50 @@ struct tr_trace;
 struct tr_trace_class {
 	char *system;
 	char *name;
-	struct tep_event *tep;		/* its parsed tracefs format */
+	struct tep_event *tep;		/* its parsed format; NULL if unusable */
 };
 
 enum tr_item_kind {
 	TR_ITEM_RECORD,
 	TR_ITEM_LOST,			/* overwritten sub-buffers, or lost events */
+	TR_ITEM_PROBLEM,		/* damage in the trace, said in one line */
 };
 
 struct tr_item {
 	enum tr_item_kind kind;
 	__u32 cpu;
 	__u64 ts;
-	/* TR_ITEM_RECORD */
+	/* TR_ITEM_RECORD: every field of its format lies inside the payload */
 	const struct tr_event_header *record;
-	const struct tr_trace_class *class;	/* NULL for an unknown id */
+	const struct tr_trace_class *class;
+	const void *payload;			/* a copy, followed by a NUL byte */
 	/* TR_ITEM_LOST: events by cause since the previous packet, and packets */
 	__u64 lost_full, lost_wrap, lost_big, lost_busy;
 	__u64 lost_packets;			/* overwritten (sequence gap) */
+	/* TR_ITEM_PROBLEM: "file: offset: what", file relative to the trace */
+	const char *problem;
 };
 
 /* Open a trace directory; on failure -errno and one line in why. */
 int tr_trace_open(struct tr_trace **trace, const char *dir, char *why, size_t whylen);
 
 /*
- * The next item in time order: 1, or 0 at the end.  *warning is set (and
- * stays valid until the next call) when a stream had to be cut short.
+ * The next item in time order (problems found while opening come first):
+ * 1, or 0 at the end.  What the item points to stays valid until the next
+ * call.
  */
-int tr_trace_next(struct tr_trace *trace, struct tr_item *item, const char **warning);
+int tr_trace_next(struct tr_trace *trace, struct tr_item *item);
 
-struct tep_handle *tr_trace_tep(const struct tr_trace *trace);
+/*
+ * Open a file of the trace's .tracer directory the way the trace's own
+ * files are opened (a regular file, no symbolic link): a descriptor, or
+ * -errno (-EINVAL when it is not a regular file).
+ */
+int tr_trace_open_meta(const struct tr_trace *trace, const char *name);
+
+/* What an error of opening a file of the trace means, in words. */
+const char *tr_trace_file_error(int err);
+
 void tr_trace_close(struct tr_trace *trace);
 
 #endif /* TRACER_TRACE_H */

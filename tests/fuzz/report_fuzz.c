@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * libFuzzer harness over everything `tracer report` reads from a trace
+ * directory (it does not read the CTF metadata).  An input is a list of
+ * files, each introduced by the marker "TRF:" and one letter naming it
+ * (pack.py makes inputs from a recorded trace):
+ *
+ *	e  .tracer/events	c  .tracer/comms	0..3  channel0_0 .. channel0_3
+ *
+ * The files are written into a private directory (on tmpfs when there is
+ * one) and the whole report runs on it, printing into /dev/null.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "report.h"
+
+#define MARKER		"TRF:"
+#define MARKER_LEN	4
+
+static const struct { char letter; const char *name; } files[] = {
+	{ 'e', ".tracer/events" }, { 'c', ".tracer/comms" },
+	{ '0', "channel0_0" }, { '1', "channel0_1" },
+	{ '2', "channel0_2" }, { '3', "channel0_3" },
+};
+#define NFILES	(sizeof(files) / sizeof(files[0]))
+
+static char dir[64];
+static FILE *devnull;
+
+static void remove_dir(void)
+{
+	char path[128];
+	unsigned int i;
+
+	for (i = 0; i < NFILES; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, files[i].name);
+		unlink(path);
+	}
+	snprintf(path, sizeof(path), "%s/.tracer", dir);
+	rmdir(path);
+	rmdir(dir);
+}
+
+static void set_up(void)
+{
+	char path[128];
+
+	snprintf(dir, sizeof(dir), "%s/tracer-fuzz.XXXXXX",
+		 access("/dev/shm", W_OK) ? "/tmp" : "/dev/shm");
+	snprintf(path, sizeof(path), "%s/.tracer", mkdtemp(dir));
+	if (mkdir(path, 0700) || !(devnull = fopen("/dev/null", "w")))
+		abort();
+	atexit(remove_dir);
+}
+
+static void write_file(unsigned int which, const uint8_t *data, size_t size)
+{
+	char path[128];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, files[which].name);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0 || (size && write(fd, data, size) != (ssize_t)size) || close(fd))
+		abort();
+}
+
+static unsigned int file_of(uint8_t letter)
+{
+	unsigned int i;
+
+	for (i = 0; i < NFILES && files[i].letter != letter; i++)
+		;
+	return i;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct tr_report_opts opts = { .dir = dir };
+	const uint8_t *end = data + size, *at, *next;
+	int present[NFILES] = { 0 };
+	char path[128];
+	unsigned int i;
+
+	if (!dir[0])
+		set_up();
+	at = memmem(data, size, MARKER, MARKER_LEN);
+	while (at && end - at > MARKER_LEN) {
+		unsigned int which = file_of(at[MARKER_LEN]);
+		const uint8_t *body = at + MARKER_LEN + 1;
+
+		next = memmem(body, end - body, MARKER, MARKER_LEN);
+		if (which < NFILES && !present[which]) {
+			write_file(which, body, (next ? next : end) - body);
+			present[which] = 1;
+		}
+		at = next;
+	}
+	for (i = 0; i < NFILES; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, files[i].name);
+		if (!present[i])
+			unlink(path);
+	}
+	tr_report(&opts, devnull);
+	return 0;
+}

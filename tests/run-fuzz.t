@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# The fuzzers, built with libFuzzer, AddressSanitizer and UBSan:
+# report_fuzz over the trace reader and report (a trace directory's files),
+# format_fuzz over the format sanitizer (what it accepts, libtraceevent must
+# parse).  Every input that ever made one fail replays cleanly; then each
+# fuzzes from its seeds (small recorded traces, tracefs formats): report
+# for FUZZ_SECONDS (30 unless told; `make fuzz` runs longer and keeps the
+# corpora), formats for a third of that.  Speeds are printed.
+set -u
+TEST_NAME=fuzz
+. "$(dirname "$0")/lib.sh"
+fuzz_seconds=${FUZZ_SECONDS:-30}
+fuzz=$(dirname "$0")/fuzz
+corpora=${FUZZ_CORPUS:-$work}
+
+for fuzzer in report_fuzz format_fuzz; do
+	if [ ! -x "$BUILD/fuzz/$fuzzer" ]; then
+		echo "1..0 # SKIP $BUILD/fuzz/$fuzzer is not built (make $BUILD/fuzz/$fuzzer)"
+		exit 0
+	fi
+done
+
+# libtraceevent is not instrumented; what it leaks on its own error paths
+# is not ours to fix.  The report's output and errors go to /dev/null.
+export LSAN_OPTIONS="suppressions=$fuzz/lsan.supp:print_suppressions=0"
+FLAGS=(-close_fd_mask=3 -timeout=10 -rss_limit_mb=2048)
+
+replays() { # replays FUZZER CRASHERS
+	"$BUILD/fuzz/$1" "${FLAGS[@]}" "$fuzz/$2"/* >"$work/replay.log" 2>&1 ||
+		{ grep -v '^Executed\|^Running' "$work/replay.log" | tail -40 | diag; return 1; }
+	echo "# $(ls "$fuzz/$2" | wc -l) inputs"
+}
+check "every input that made report_fuzz fail replays cleanly" replays report_fuzz crashers
+check "every input that made format_fuzz fail replays cleanly" replays format_fuzz format-crashers
+
+# A new failing input is left in $BUILD/fuzz/ to be added to the crashers.
+fuzzes() { # fuzzes FUZZER SECONDS SEEDS CRASHERS
+	local corpus=$corpora/${1%_fuzz} got runs speed
+	mkdir -p "$corpus"
+	"$BUILD/fuzz/$1" "${FLAGS[@]}" -max_total_time="$2" -print_final_stats=1 \
+		-artifact_prefix="$BUILD/fuzz/" "$corpus" "$fuzz/$3" "$fuzz/$4" >"$work/fuzz.log" 2>&1
+	got=$?
+	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/fuzz.log")
+	speed=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$work/fuzz.log")
+	echo "# $1: ${runs:-?} executions in $2 s, ${speed:-?} per second; corpus of $(ls "$corpus" | wc -l)"
+	[ "$got" = 0 ] || {
+		grep -A40 -m1 'ERROR\|runtime error\|refused\|out-of-memory\|timeout' "$work/fuzz.log" | diag
+		grep 'Test unit written to' "$work/fuzz.log" | diag
+		return 1
+	}
+}
+check "$fuzz_seconds s of fuzzing the trace reader and report: no crash, leak, hang or overflow" \
+	fuzzes report_fuzz "$fuzz_seconds" corpus crashers
+check "$((fuzz_seconds / 3)) s of fuzzing the format sanitizer: libtraceevent parses what it accepts" \
+	fuzzes format_fuzz $((fuzz_seconds / 3)) format-corpus format-crashers
+
+echo "1..$n"
