@@ -29,6 +29,7 @@ int tr_bpfbuf_open(struct tr_bpfbuf *bb, const struct bpf_map *map,
 	bb->region_bytes = bpf_map__value_size(map);
 	bb->map_bytes = bb->region_bytes * ncpu;
 	bb->ncpu = ncpu;
+	bb->notices = NULL;
 	bb->cpu = calloc(ncpu, sizeof(*bb->cpu));
 	if (!bb->cpu)
 		return -ENOMEM;
