@@ -81,6 +81,14 @@ static void tr_feed_release(struct tr_feed *f)
 	kfree(f);
 }
 
+/*
+ * One sample per hit.  Some tracepoints count more than 1 per hit (the
+ * sched_stat_* ones count their runtime or delay in ns): with only a
+ * sample_period of 1, perf would call the handler once per ns, the same
+ * record again and again until it throttles the event for the rest of the
+ * tick (losing the next hits).  With PERF_SAMPLE_PERIOD, perf samples each
+ * hit once, its count as the period, and never throttles.
+ */
 static int tr_feed_open(struct tr_feed *f)
 {
 	struct perf_event_attr attr = {
@@ -88,7 +96,7 @@ static int tr_feed_open(struct tr_feed *f)
 		.size = sizeof(attr),
 		.config = f->shape.kernel_id,
 		.sample_period = 1,
-		.sample_type = PERF_SAMPLE_RAW,
+		.sample_type = PERF_SAMPLE_RAW | PERF_SAMPLE_PERIOD,
 	};
 	struct perf_event *event;
 	unsigned int cpu;

@@ -210,6 +210,34 @@ nmi_counts_add_up() {
 	[ "$((recorded + lost))" = "$attempted" ] && [ "$attempted" -gt 0 ]
 }
 
+# Each tracepoint hit is recorded once.  sched_stat_runtime counts its
+# runtime in ns: the module's perf events (6.1) sampled it once per ns, the
+# same record 400 times (perf_event_max_sample_rate / HZ) until perf
+# throttled the event.  A task's vruntime grows with each update_curr(), so
+# two records of one CPU with the same pid, runtime and vruntime are one hit
+# written twice.  Exit 2: this kernel's sched_stat_runtime has no vruntime
+# (6.8 and later) to tell hits apart.
+each_hit_once() { # each_hit_once TRACE
+	report_of "$1" || return 1
+	awk '/ sched:sched_stat_runtime: / {
+		for (i = 1; i <= NF; i++) if ($i ~ /^\[[0-9]+\]$/) cpu = $i
+		rec = $0; sub(/^.* sched:sched_stat_runtime: */, "", rec)
+		if (rec !~ / vruntime=/) { no_vruntime++; next }
+		n++; if (rec == last[cpu]) repeats++; last[cpu] = rec }
+		END { printf "# %d sched_stat_runtime records, %d repeat the one before on their CPU\n", n, repeats
+		exit n ? repeats > 0 : no_vruntime ? 2 : 1 }' "$run/$1.report"
+}
+
+check_each_hit_once() { # check_each_hit_once TRACE
+	local what="$kver: $1 has each sched_stat_runtime hit once, not once per ns of runtime"
+	each_hit_once "$1"
+	case $? in
+	0) check "$what" true ;;
+	2) skip "$what" "this kernel's sched_stat_runtime has no vruntime to tell hits apart" ;;
+	*) check "$what" false ;;
+	esac
+}
+
 # The narrowed clock wrapped at least 1000 times on each CPU; its task, timer
 # and NMI readers never saw it go back, nor jump by a wrap while its updates
 # came in time.  Exit 2: some update came more than half a wrap late (the
@@ -300,6 +328,7 @@ for pattern in "${kernel_patterns[@]}"; do
 		check "$kver: per-CPU timestamps never go back with NMIs writing" report_in_time_order nmi
 		check "$kver: hard-interrupt context kept in common_flags" interrupt_context_kept nmi
 		check "$kver: recorded + lost == attempted with NMIs writing" nmi_counts_add_up
+		check_each_hit_once nmi
 	fi
 	[ -e "$vm/kmod/tracer.ko" ] && check_clock
 	echo "# $kver: $times"
