@@ -47,9 +47,9 @@ static notrace u32 tr_feed_record_size(const struct tr_feed *f, const u8 *raw, u
 }
 
 /*
- * The record as the BPF programs write it: common_flags and
- * common_preempt_count are zero there (what syscall tracepoints hand BPF
- * in those bytes is not the record's), so both backends agree.
+ * The record as the kernel wrote it for perf, common_flags included; its
+ * preempt count also counts the tracepoint's own preempt_disable(), which
+ * ftrace and the BPF programs leave out, so it is taken off here.
  */
 static notrace void tr_feed_overflow(struct perf_event *event,
 				     struct perf_sample_data *data,
@@ -64,8 +64,8 @@ static notrace void tr_feed_overflow(struct perf_event *event,
 		return;
 	size = tr_feed_record_size(f, raw->frag.data, raw->frag.size);
 	memcpy(&common, raw->frag.data, sizeof(common));
-	common.flags = 0;
-	common.preempt_count = 0;
+	if (common.preempt_count & 0xf)
+		common.preempt_count--;
 	tr_active_write_split(f->event_id, &common, sizeof(common),
 			      (const u8 *)raw->frag.data + sizeof(common), size - sizeof(common));
 }
