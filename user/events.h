@@ -43,6 +43,17 @@ int tr_events_resolve(struct tr_event_set *set, const char *const *specs,
 void tr_events_free(struct tr_event_set *set);
 
 /*
+ * The common fields a tracefs format starts with, for the formats of
+ * records that are not a tracepoint's (struct trace_entry's layout).
+ */
+#define TR_FORMAT_COMMON_FIELDS \
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n" \
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n" \
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n" \
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n" \
+	"\n"
+
+/*
  * Add an event that is not a tracepoint but is described in tracefs's
  * format syntax (the module's own records); its id is set->count before
  * the call.  0 or -errno.

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
@@ -9,6 +8,7 @@
 #include <unistd.h>
 
 #include "kmodbuf.h"
+#include "events.h"
 
 const char *tr_kmodbuf_unavailable(void)
 {
@@ -33,11 +33,7 @@ const char tr_kmodbuf_nmi_test_format[] =
 "name: nmi_test\n"
 "ID: 65535\n"
 "format:\n"
-"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-"\n"
+TR_FORMAT_COMMON_FIELDS
 "\tfield:u64 seq;\toffset:8;\tsize:8;\tsigned:0;\n"
 "\n"
 "print fmt: \"seq=%llu\", REC->seq\n";
@@ -125,14 +121,6 @@ void tr_kmodbuf_put_subbuf(struct tr_kmodbuf *kb, unsigned int cpu, __u64 pos)
 	struct tr_kmod_subbuf sb = { .cpu = cpu, .pos = pos };
 
 	ioctl(kb->fd, TR_KMOD_IOC_PUT_SUBBUF, &sb);
-}
-
-int tr_kmodbuf_wait(struct tr_kmodbuf *kb, int timeout_ms)
-{
-	struct pollfd p = { .fd = kb->fd, .events = POLLIN | POLLPRI };
-	int n = poll(&p, 1, timeout_ms);
-
-	return n < 0 ? -errno : n;
 }
 
 int tr_kmodbuf_add_tracepoint(struct tr_kmodbuf *kb, __u32 event_id,

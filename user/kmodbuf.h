@@ -13,7 +13,8 @@
 #include <tracer/ringbuf.h>
 
 struct tr_kmodbuf {
-	int fd;
+	int fd;				/* poll()s: POLLIN when a sub-buffer is ready,
+					 * POLLPRI when a writer is in its last one */
 	unsigned int ncpu;
 	size_t region_stride;
 	void **region;			/* [ncpu], NULL where mapping failed */
@@ -44,12 +45,6 @@ int tr_kmodbuf_get_subbuf(struct tr_kmodbuf *kb, unsigned int cpu, __u64 *pos,
 			  const char **packet);
 void tr_kmodbuf_put_subbuf(struct tr_kmodbuf *kb, unsigned int cpu, __u64 pos);
 
-/*
- * Wait up to timeout_ms for a sub-buffer to be ready (poll(): POLLIN, or
- * POLLPRI when a writer is in its last free sub-buffer).  1 when one is,
- * 0 on timeout, -errno.
- */
-int tr_kmodbuf_wait(struct tr_kmodbuf *kb, int timeout_ms);
 
 /*
  * Have the module write this tracepoint's records from its own perf

@@ -4,16 +4,13 @@
 #include <bpf/bpf.h>
 
 #include "misses.h"
+#include "events.h"
 
 const char tr_misses_format[] =
 "name: recursion_misses\n"
 "ID: 65534\n"
 "format:\n"
-"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-"\n"
+TR_FORMAT_COMMON_FIELDS
 "\tfield:u64 skipped;\toffset:8;\tsize:8;\tsigned:0;\n"
 "\tfield:u64 since;\toffset:16;\tsize:8;\tsigned:0;\n"
 "\n"
