@@ -155,14 +155,15 @@ sched_in_babeltrace2() { # sched_in_babeltrace2 TRACE
 }
 
 # Both backends record the same getppid events with the same fields:
-# payloads as babeltrace2 prints them, without time and pid, are the same
+# payloads as babeltrace2 prints them (the last of its { } groups, after
+# the packet's and the event header's), without the pid, are the same
 # multiset.
 backends_agree() {
 	babeltrace2_of getppid && babeltrace2_of getppid-kmod || return 1
 	local t
 	for t in getppid getppid-kmod; do
 		grep ' sys_enter_getppid: ' "$run/$t.bt" |
-			sed -E 's/^[^)]*\) //; s/common_pid = [0-9]+//' | sort | uniq -c >"$run/$t.payloads"
+			sed -E 's/.*\}, \{ /{ /; s/common_pid = [0-9]+//' | sort | uniq -c >"$run/$t.payloads"
 	done
 	diff "$run/getppid.payloads" "$run/getppid-kmod.payloads" | head -n 6 | diag
 	cmp -s "$run/getppid.payloads" "$run/getppid-kmod.payloads"
@@ -203,6 +204,26 @@ counts_add_up() { # counts_add_up TRACE
 		"$run/traces/$1.counts")
 	echo "# recorded $recorded + lost $lost, attempted $attempted"
 	[ "$((recorded + lost))" = "$attempted" ] && [ "$attempted" -gt 0 ]
+}
+
+# The hotplug trace decodes in report, without a complaint.
+hotplug_decodes() {
+	report_of hotplug || return 1
+	[ ! -s "$run/hotplug.report-err" ] || { head -n 20 "$run/hotplug.report-err" | diag; return 1; }
+}
+
+# After 5 offline/online cycles, CPU 1 records all of the 1000
+# close(100000 + i) calls made there: fd 100000 to 100999, once each.
+cpu1_complete_after_hotplug() {
+	report_of hotplug-close || return 1
+	# fd= is 8 hex digits: as strings, they compare as numbers do.
+	awk '/ syscalls:sys_enter_close: / { for (i = 1; i <= NF; i++) {
+			if ($i ~ /^\[[0-9]+\]$/) cpu = $i
+			if ($i ~ /^fd=0x/ && $i >= "fd=0x000186a0") print cpu, $i } }' \
+		"$run/hotplug-close.report" | sort >"$run/hotplug-close.fds"
+	printf '[001] fd=0x%08x\n' $(seq 100000 100999) | sort >"$run/hotplug-close.expected"
+	diff "$run/hotplug-close.expected" "$run/hotplug-close.fds" | head -n 6 | diag
+	cmp -s "$run/hotplug-close.expected" "$run/hotplug-close.fds"
 }
 
 # The narrowed clock wrapped at least 1000 times on each CPU; its task, timer
@@ -269,7 +290,7 @@ for pattern in "${kernel_patterns[@]}"; do
 	times="$times, initramfs $(since "$started") s"
 
 	started=$(date +%s.%N)
-	"$VM/run" "$vm" 2>"$vm/run.log" || echo "# qemu failed or timed out"
+	VM_SMP=2 "$VM/run" "$vm" 2>"$vm/run.log" || echo "# qemu failed or timed out"
 	diag "$vm/run.log" "$run/qemu.log"
 	times="$times, qemu $(since "$started") s ($(guest_times))"
 	check "$kver: boots, runs the guest tests, powers off" booted_and_completed
@@ -294,6 +315,12 @@ for pattern in "${kernel_patterns[@]}"; do
 		check "$kver: 100,000+ NMIs, and their records decode in report and babeltrace2" nmi_records_decode
 		check "$kver: per-CPU timestamps never go back with NMIs writing" report_in_time_order nmi
 		check "$kver: recorded + lost == attempted with NMIs writing" counts_add_up nmi
+		check "$kver: the CPU hotplug trace decodes in report" hotplug_decodes
+		check "$kver: babeltrace2 reads the CPU hotplug trace" babeltrace2_of hotplug
+		check "$kver: per-CPU timestamps never go back across CPU hotplug" report_in_time_order hotplug
+		check "$kver: recorded + lost == attempted across CPU hotplug" counts_add_up hotplug
+		check "$kver: CPU 1 records all its events after 5 offline/online cycles" cpu1_complete_after_hotplug
+		check "$kver: and none is lost" nothing_lost hotplug-close
 	fi
 	[ -e "$vm/kmod/tracer.ko" ] && check_clock
 	echo "# $kver: $times"
