@@ -43,7 +43,7 @@
 #include "selftest.h"
 
 #define TR_CHECK_TIMER_US	250
-#define TR_STORM_US		50
+#define TR_STORM_US		200
 
 enum tr_context { TR_CTX_TASK, TR_CTX_TIMER, TR_CTX_NMI, TR_NCTX };
 static const char *const tr_context_names[TR_NCTX] = { "task", "timer", "nmi" };
