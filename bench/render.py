@@ -96,8 +96,8 @@ def section_build(rows):
             "objects removed before each build, sources in the page cache; recorders record "
             "`sched:*` and `raw_syscalls:*` system-wide (-a) from before the build to after it; "
             "only the build is timed. %s Overhead, per round: build time / the untraced build "
-            "time - 1; x perf, per round: 1 + (this - perf's build time) / perf's median added "
-            "build time.\n\n" % (times[0]["param"], PAIRED_NOTE) + table(
+            "time - 1; x perf, per round: 1 + (this - perf's build time) / perf's median build "
+            "time.\n\n" % (times[0]["param"], PAIRED_NOTE) + table(
                 ["configuration", "median s", "overhead vs untraced", "x perf",
                  "events/s recorded (median)", "lost per build (median)", "MiB per build (median)",
                  "runs kept disturbed"], lines))

@@ -53,7 +53,7 @@ def parse_args():
     p.add_argument("--build", default="build", help="the build directory (default build)")
     p.add_argument("--out", help="results parent folder (default BUILD/bench-results)")
     p.add_argument("--quick", action="store_true", help="smoke run, numbers not meaningful")
-    p.add_argument("--rounds", type=int, default=5, help="repetitions of everything (default 5)")
+    p.add_argument("--rounds", type=int, default=8, help="repetitions of everything (default 8)")
     p.add_argument("--tie", type=float, default=100 * stats.TIE,
                    help="%% of 1.0 within which a headline comparison's median paired ratio "
                    "claims no winner (default %(default)g; bench/README.md)")

@@ -133,6 +133,22 @@ def test_rows_are_paired_with_their_round():
     assert csv[1]["values"] == found["perf"].cmp.ratios
 
 
+def test_build_is_compared_on_its_time():
+    """The quiet run that refused: build times of 12.6-14.2 s, perf adding
+    +1.7% and tracer +6.2% in the median, rounds 1 s apart.  The added
+    times' ratio had no scale; the build times compare within 10%."""
+    times = dict(untraced=[14.0, 12.9, 12.6, 13.1, 12.8],
+                 perf=[13.8, 13.3, 12.8, 13.2, 13.0],
+                 **{"tracer-overwrite": [12.9, 14.1, 13.6, 13.5, 13.4]})
+    rows = [row("build", c, c, "s", v) for c, v in times.items()]
+    assert paired.add_paired(rows) == []
+    found = [h for h in paired.headlines(rows) if h.workload == "build"]
+    assert [(h.tracer, h.base) for h in found] == [("tracer-overwrite", None)]
+    c = found[0].cmp
+    assert c.verdict == "tie" and c.lo < 1 < c.hi
+    assert close(c.median, 1 + 0.4 / 13.2)
+
+
 def test_a_missing_round_is_not_paired():
     rows = events_rows(tracer=[1400, 1410], ringbuf=[1380, 1620, 1400],
                        none=[1000, 1200, 1000], empty=[1100, 1300, 1100],
