@@ -398,11 +398,23 @@ static struct conversion conversion_at(struct span s)
 	return c;
 }
 
-/* What follows "print fmt: ", reduced as the comment at the top says. */
+/* The escaped backslashes held back so far, now that text follows them. */
+static void put_held(FILE *out, unsigned int *held)
+{
+	for (; *held; (*held)--)
+		fputs("\\\\", out);
+}
+
+/*
+ * What follows "print fmt: ", reduced as the comment at the top says.
+ * libtraceevent ends a string at a quote that no backslash precedes, even
+ * an escaped one ("\\" runs on), so escaped backslashes are held back
+ * until more of the string follows, and dropped where it would end.
+ */
 static void copy_print_fmt(FILE *out, struct span s, const struct fields *f)
 {
 	struct span lit, args[MAX_ARGS], kept[MAX_ARGS];
-	unsigned int nargs, nkept = 0, next = 0, k;
+	unsigned int nargs, nkept = 0, next = 0, k, held = 0;
 
 	if (!take_literal(&s, &lit) || !split_args(s, args, &nargs)) {
 		fputs("print fmt: \"\"\n", out);
@@ -413,19 +425,26 @@ static void copy_print_fmt(FILE *out, struct span s, const struct fields *f)
 		struct conversion c;
 
 		if (take(&lit, "%%")) {
+			put_held(out, &held);
 			fputs("%%", out);
+			continue;
+		}
+		if (take(&lit, "\\\\")) {
+			held++;
 			continue;
 		}
 		if (lit.at[0] != '%') {
 			/* take_literal() left escapes whole: a backslash and one more */
 			size_t n = lit.at[0] == '\\' ? 2 : 1;
 
+			put_held(out, &held);
 			fwrite(lit.at, 1, n, out);
 			skip(&lit, n);
 			continue;
 		}
 		c = conversion_at(lit);
 		if (c.plain && next + c.args <= nargs) {
+			put_held(out, &held);
 			fwrite(lit.at, 1, c.len, out);
 			for (k = 0; k < c.args; k++)
 				kept[nkept++] = args[next + k];

@@ -210,6 +210,10 @@ static void print_formats_keep_only_conversions_of_plain_fields(void)
 	/* a conversion cut by an escape keeps the escape: the string stays one */
 	EXPECT_PRINT("\"%-\\\"%d\", REC->a, REC->a", "\"\\\"%d\", REC->a");
 	EXPECT_PRINT("\"%d\", \"a\\\", REC->a\"", "\"%d\", 0");
+	/* libtraceevent reads on past a quote after an escaped backslash */
+	EXPECT_PRINT("\"\\\\\"", "\"\"");
+	EXPECT_PRINT("\"a\\\\%f\\\\%d\\\\\\\\%5.2f\", 1.0, REC->a, 2.0",
+		     "\"a\\\\\\\\%d\", REC->a");
 }
 
 #define EXPECT_REFUSED(text) \
