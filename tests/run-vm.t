@@ -359,8 +359,8 @@ for pattern in "${kernel_patterns[@]}"; do
 		check "$kver: both backends record the same getppid payloads" backends_agree
 		check "$kver: 100,000+ NMIs, and their records decode in report and babeltrace2" nmi_records_decode
 		check "$kver: per-CPU timestamps never go back with NMIs writing" report_in_time_order nmi
-		check "$kver: hard-interrupt context kept in common_flags" interrupt_context_kept nmi
-		check_each_hit_once nmi
+		check "$kver: hard-interrupt context kept in common_flags" interrupt_context_kept irqctx
+		check_each_hit_once irqctx
 		check "$kver: recorded + lost == attempted with NMIs writing" counts_add_up nmi
 		check "$kver: the CPU hotplug trace decodes in report" hotplug_decodes
 		check "$kver: babeltrace2 reads the CPU hotplug trace" babeltrace2_of hotplug
