@@ -11,10 +11,12 @@
  * wrap was missed or counted twice.  `clock` shows the counts and the
  * wraps each CPU's updates saw.
  *
- * NMI writers: writing N to nmi_storm makes each online CPU send itself N
- * NMIs, one every TR_STORM_US from a timer, so that they land wherever
- * the CPU is (in BPF programs writing records, among others), and returns
- * once all are sent.  Each NMI writes a struct tr_kmod_nmi_test record
+ * NMI writers: writing N to nmi_storm makes each online CPU send N NMIs
+ * to the next online CPU (itself if it is alone), at most one every
+ * TR_STORM_US from a timer and one at a time (NMIs do not queue), so that
+ * they land wherever the receiving CPU is, in BPF programs writing records
+ * among others; it returns once all are handled.  Each NMI writes a
+ * struct tr_kmod_nmi_test record
  * (its CPU's NMI sequence number) into the active session, if the session
  * gave it an id, through the same path as the kfuncs, on top of whatever
  * BPF programs write there.  Reading nmi_storm shows, per CPU, the last
@@ -51,9 +53,11 @@ static const char *const tr_context_names[TR_NCTX] = { "task", "timer", "nmi" };
 struct tr_check {
 	u64 last_clock;
 	u64 last_mono;
+	bool last_timed;	/* last_mono is when last_clock was read */
 	u64 reads;
 	u64 backwards;
 	u64 jumps;
+	u64 untimed;		/* readings interrupted too long to time */
 };
 
 struct tr_storm_counts {
@@ -63,9 +67,10 @@ struct tr_storm_counts {
 struct tr_selftest_cpu {
 	struct tr_check check[TR_NCTX];
 	struct hrtimer timer;
-	struct hrtimer storm;		/* sends this CPU's storm NMIs */
-	u64 storm_left;
-	int nmi_pending;		/* NMIs sent here and not handled yet */
+	struct hrtimer storm;		/* sends the storm's NMIs to storm_target */
+	unsigned int storm_target;
+	u64 storm_left;			/* NMIs still to send there */
+	atomic_t nmi_pending;		/* NMIs sent to this CPU, not handled yet */
 	u64 nmi_seq;
 	struct tr_storm_counts storm_counts;
 };
@@ -78,16 +83,22 @@ static DEFINE_PER_CPU(struct tr_selftest_cpu, tr_selftest_cpus);
 static struct dentry *tr_debugfs;
 static int tr_selftest_cpuhp_state;
 static DEFINE_MUTEX(tr_storm_lock);
-static atomic_t tr_storm_cpus;		/* CPUs still sending */
+static atomic_t tr_storm_cpus;		/* CPUs whose NMIs are not all handled */
 static DECLARE_WAIT_QUEUE_HEAD(tr_storm_done);
 static struct tr_session_counts *tr_last_session;	/* [nr_cpu_ids] */
 static DEFINE_MUTEX(tr_last_session_lock);
 
+/*
+ * The clock is read between two readings of ktime_get_mono_fast_ns(): an
+ * interrupt or NMI that came between them and lasted more than a quarter
+ * of a wrap leaves the reading untimed, compared for its order only.
+ */
 static notrace void tr_check_clock(enum tr_context ctx)
 {
 	struct tr_check *c = &this_cpu_ptr(&tr_selftest_cpus)->check[ctx];
 	u64 mono = ktime_get_mono_fast_ns();
 	u64 clock = tr_clock_ns();
+	bool timed = ktime_get_mono_fast_ns() - mono <= tr_clock_wrap_ns() / 4;
 
 	if (c->reads) {
 		s64 step = clock - c->last_clock;
@@ -95,11 +106,13 @@ static notrace void tr_check_clock(enum tr_context ctx)
 
 		if (step < 0)
 			c->backwards++;
-		if (abs(error) > tr_clock_wrap_ns() / 2)
+		if (timed && c->last_timed && abs(error) > tr_clock_wrap_ns() / 2)
 			c->jumps++;
 	}
 	c->last_clock = clock;
 	c->last_mono = mono;
+	c->last_timed = timed;
+	c->untimed += !timed;
 	c->reads++;
 }
 
@@ -109,9 +122,8 @@ static int tr_selftest_nmi(unsigned int type, struct pt_regs *regs)
 	struct tr_selftest_cpu *t = this_cpu_ptr(&tr_selftest_cpus);
 	struct tr_kmod_nmi_test rec = { .common_type = TR_KMOD_NMI_TEST_TYPE };
 
-	if (!this_cpu_read(tr_selftest_cpus.nmi_pending))
+	if (!atomic_add_unless(&t->nmi_pending, -1, 0))
 		return NMI_DONE;
-	this_cpu_dec(tr_selftest_cpus.nmi_pending);
 	rec.seq = t->nmi_seq++;
 	t->storm_counts.handled++;
 	tr_check_clock(TR_CTX_NMI);
@@ -122,10 +134,14 @@ static int tr_selftest_nmi(unsigned int type, struct pt_regs *regs)
 	return NMI_HANDLED;
 }
 
+/* The next NMI once the last one sent is handled; done once all are. */
 static enum hrtimer_restart tr_storm_tick(struct hrtimer *timer)
 {
 	struct tr_selftest_cpu *t = this_cpu_ptr(&tr_selftest_cpus);
+	struct tr_selftest_cpu *target = per_cpu_ptr(&tr_selftest_cpus, t->storm_target);
 
+	if (atomic_read(&target->nmi_pending))
+		goto again;
 	if (!t->storm_left) {
 		if (atomic_dec_and_test(&tr_storm_cpus))
 			wake_up(&tr_storm_done);
@@ -133,22 +149,20 @@ static enum hrtimer_restart tr_storm_tick(struct hrtimer *timer)
 	}
 	t->storm_left--;
 	t->storm_counts.sent++;
-	this_cpu_inc(tr_selftest_cpus.nmi_pending);
-	apic->send_IPI_mask(cpumask_of(smp_processor_id()), NMI_VECTOR);
+	atomic_inc(&target->nmi_pending);
+	apic->send_IPI_mask(cpumask_of(t->storm_target), NMI_VECTOR);
+again:
 	hrtimer_forward_now(timer, ns_to_ktime(TR_STORM_US * NSEC_PER_USEC));
 	return HRTIMER_RESTART;
 }
 
-static void tr_storm_start(void *nmis)
+static void tr_storm_start(void *unused)
 {
-	struct tr_selftest_cpu *t = this_cpu_ptr(&tr_selftest_cpus);
-
-	t->storm_counts = (struct tr_storm_counts) { };
-	t->storm_left = *(u64 *)nmis;
-	hrtimer_start(&t->storm, ns_to_ktime(TR_STORM_US * NSEC_PER_USEC), HRTIMER_MODE_REL_PINNED_HARD);
+	hrtimer_start(&this_cpu_ptr(&tr_selftest_cpus)->storm,
+		      ns_to_ktime(TR_STORM_US * NSEC_PER_USEC), HRTIMER_MODE_REL_PINNED_HARD);
 }
 
-/* N NMIs on each online CPU; the CPUs stay online meanwhile. */
+/* N NMIs from each online CPU to the next; the CPUs stay online meanwhile. */
 static int tr_storm(u64 nmis)
 {
 	unsigned int cpu;
@@ -156,8 +170,17 @@ static int tr_storm(u64 nmis)
 
 	mutex_lock(&tr_storm_lock);
 	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		struct tr_selftest_cpu *t = per_cpu_ptr(&tr_selftest_cpus, cpu);
+
+		t->storm_target = cpumask_next(cpu, cpu_online_mask);
+		if (t->storm_target >= nr_cpu_ids)
+			t->storm_target = cpumask_first(cpu_online_mask);
+		t->storm_left = nmis;
+		t->storm_counts = (struct tr_storm_counts) { };
+	}
 	atomic_set(&tr_storm_cpus, num_online_cpus());
-	on_each_cpu(tr_storm_start, &nmis, 1);
+	on_each_cpu(tr_storm_start, NULL, 1);
 	err = wait_event_interruptible(tr_storm_done, !atomic_read(&tr_storm_cpus));
 	for_each_online_cpu(cpu)
 		hrtimer_cancel(&per_cpu_ptr(&tr_selftest_cpus, cpu)->storm);
@@ -268,10 +291,11 @@ static int tr_clock_show(struct seq_file *m, void *unused)
 			   tr_clock_wraps(cpu), tr_clock_late_updates(cpu),
 			   tr_clock_held_back(cpu));
 		for (ctx = 0; ctx < TR_NCTX; ctx++)
-			seq_printf(m, " %s_reads %llu %s_backwards %llu %s_jumps %llu",
+			seq_printf(m, " %s_reads %llu %s_backwards %llu %s_jumps %llu %s_untimed %llu",
 				   tr_context_names[ctx], t->check[ctx].reads,
 				   tr_context_names[ctx], t->check[ctx].backwards,
-				   tr_context_names[ctx], t->check[ctx].jumps);
+				   tr_context_names[ctx], t->check[ctx].jumps,
+				   tr_context_names[ctx], t->check[ctx].untimed);
 		seq_putc(m, '\n');
 	}
 	return 0;
