@@ -281,7 +281,7 @@ clock_held() {
 	[ -s "$run/traces/selftest/clock" ] || { echo "# the VM sent no clock self-test results"; return 1; }
 	diag "$run/traces/selftest/clock"
 	awk '/^cpu / { for (i = 3; i < NF; i += 2) v[$i] = $(i + 1);
-		if (v["wraps"] < 1000 || v["nmi_reads"] < 1) bad = 1;
+		if (v["wraps"] < 1000 || v["task_reads"] < 1 || v["nmi_reads"] < 1) bad = 1;
 		for (k in v) if (k ~ /_backwards$/ && v[k] != 0) bad = 1;
 		for (k in v) if (k ~ /_jumps$/ && v[k] != 0) jumps = 1;
 		for (k in v) if (k ~ /_untimed$/ && 2 * v[k] > v[substr(k, 1, index(k, "_")) "reads"]) bad = 1;
