@@ -160,6 +160,7 @@ static int tr_clock_cpu_online(unsigned int cpu)
 	c->slot[0] = rdtsc_ordered();
 	c->index = 0;
 	local64_set(&c->last, c->slot[0]);
+	c->last_update_ns = 0;	/* an offline spell is no late update */
 	local_irq_enable();
 	hrtimer_start(&c->update, tr_clock.update_period, HRTIMER_MODE_REL_PINNED_HARD);
 	return 0;

@@ -5,18 +5,18 @@
  * the trace clock.  Both are notrace and NOKPROBE: a probe on them would
  * recurse into the tracer.
  *
- * Registration differs between the kernels supported: 6.8 made
- * BTF_KFUNCS_START mandatory (before it, BTF_SET8_START); 6.2 added the
- * hook common to every program type (BPF_PROG_TYPE_UNSPEC), so classic
- * tracepoint programs can call module kfuncs there, while 6.1 lets only
- * BPF_PROG_TYPE_TRACING programs (tp_btf, fentry, fexit) call them
- * (tracepoints.c writes tracepoint records there instead).
+ * They are registered for tracing programs only (BPF_PROG_TYPE_TRACING:
+ * tp_btf, fentry, fexit; the kernel adds LSM programs, and from 6.12 on
+ * classic tracepoint programs, which tracer's recorder uses), not for every
+ * program type: other programs have no business writing into a recording.
+ * Where tracepoint programs cannot call them (before 6.12), tracepoints.c
+ * writes tracepoint records instead.  6.8 made BTF_KFUNCS_START mandatory
+ * (before it, BTF_SET8_START).
  */
 #include <linux/bpf.h>
 #include <linux/btf.h>
 #include <linux/btf_ids.h>
 #include <linux/kprobes.h>
-#include <linux/version.h>
 
 #include "buffers.h"
 #include "clock.h"
@@ -57,11 +57,5 @@ static const struct btf_kfunc_id_set tr_kfunc_set = {
 
 int tr_kfuncs_register(void)
 {
-	int err = register_btf_kfunc_id_set(BPF_PROG_TYPE_TRACING, &tr_kfunc_set);
-
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
-	if (!err)
-		err = register_btf_kfunc_id_set(BPF_PROG_TYPE_UNSPEC, &tr_kfunc_set);
-#endif
-	return err;
+	return register_btf_kfunc_id_set(BPF_PROG_TYPE_TRACING, &tr_kfunc_set);
 }

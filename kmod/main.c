@@ -8,7 +8,9 @@
  *
  * While a session is open, the device file holds a reference on the
  * module and BPF programs that call the kfuncs hold another, so the
- * module cannot be unloaded under a recording.
+ * module cannot be unloaded under a recording.  A mapping holds the file:
+ * the session's memory lives until the last close or munmap (release),
+ * while the session itself ends at its owner's close() (flush).
  */
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
@@ -52,21 +54,20 @@ static long tr_dev_setup(struct file *file, struct tr_kmod_setup __user *arg)
 		return -EBUSY;
 	}
 	s = tr_session_create(&setup);
-	if (IS_ERR(s)) {
-		mutex_unlock(&tr_setup_lock);
-		return PTR_ERR(s);
+	err = PTR_ERR_OR_ZERO(s);
+	if (!err) {
+		err = tr_session_publish(s);
+		if (err)
+			tr_session_destroy(s);
+		else
+			file->private_data = s;
 	}
-	err = tr_session_publish(s);
-	if (err) {
-		tr_session_destroy(s);
-		mutex_unlock(&tr_setup_lock);
-		return err;
-	}
-	file->private_data = s;
 	mutex_unlock(&tr_setup_lock);
-	setup.ncpu = s->ncpu;
-	setup.region_stride = s->region_stride;
-	return copy_to_user(arg, &setup, sizeof(setup)) ? -EFAULT : 0;
+	/* The geometry says what did not fit in memory too. */
+	if ((!err || err == -E2BIG || err == -ENOMEM) &&
+	    copy_to_user(arg, &setup, sizeof(setup)))
+		return -EFAULT;
+	return err;
 }
 
 static long tr_dev_subbuf(struct tr_session *s, unsigned int cmd, void __user *arg)
@@ -90,7 +91,28 @@ static long tr_dev_add_tracepoint(struct tr_session *s, void __user *arg)
 
 	if (copy_from_user(&tp, arg, sizeof(tp)))
 		return -EFAULT;
+	if (tp.pad || !tr_session_has_event(s, tp.event_id) ||
+	    tp.event_id == s->selftest_event_id)
+		return -EINVAL;
 	return tr_tracepoints_add(&s->tracepoints, &tp);
+}
+
+static long tr_dev_session_ioctl(struct tr_session *s, unsigned int cmd, void __user *arg)
+{
+	switch (cmd) {
+	case TR_KMOD_IOC_GET_SUBBUF:
+	case TR_KMOD_IOC_PUT_SUBBUF:
+		return tr_dev_subbuf(s, cmd, arg);
+	case TR_KMOD_IOC_FLUSH:
+		tr_session_flush(s);
+		return 0;
+	case TR_KMOD_IOC_FINISH:
+		tr_session_finish(s);
+		return 0;
+	case TR_KMOD_IOC_ADD_TRACEPOINT:
+		return tr_dev_add_tracepoint(s, arg);
+	}
+	return -ENOTTY;
 }
 
 static long tr_dev_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
@@ -104,21 +126,12 @@ static long tr_dev_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case TR_KMOD_IOC_CLOCK:
 		tr_clock_info(&clock);
 		return copy_to_user((void __user *)arg, &clock, sizeof(clock)) ? -EFAULT : 0;
-	}
-	if (!s)
-		return -ENODATA;
-	switch (cmd) {
 	case TR_KMOD_IOC_GET_SUBBUF:
 	case TR_KMOD_IOC_PUT_SUBBUF:
-		return tr_dev_subbuf(s, cmd, (void __user *)arg);
 	case TR_KMOD_IOC_FLUSH:
-		tr_session_flush(s);
-		return 0;
 	case TR_KMOD_IOC_FINISH:
-		tr_session_finish(s);
-		return 0;
 	case TR_KMOD_IOC_ADD_TRACEPOINT:
-		return tr_dev_add_tracepoint(s, (void __user *)arg);
+		return s ? tr_dev_session_ioctl(s, cmd, (void __user *)arg) : -ENODATA;
 	}
 	return -ENOTTY;
 }
@@ -163,13 +176,28 @@ static int tr_dev_open(struct inode *inode, struct file *file)
 	return 0;
 }
 
+static void tr_dev_end_session(struct tr_session *s)
+{
+	tr_session_end(s);
+	tr_selftest_session_ended(s);
+}
+
+/* Every close(): the one by the process that set the session up ends it. */
+static int tr_dev_flush(struct file *file, fl_owner_t id)
+{
+	struct tr_session *s = READ_ONCE(file->private_data);
+
+	if (s && id == s->owner)
+		tr_dev_end_session(s);
+	return 0;
+}
+
 static int tr_dev_release(struct inode *inode, struct file *file)
 {
 	struct tr_session *s = file->private_data;
 
 	if (s) {
-		tr_session_unpublish(s);
-		tr_selftest_session_ended(s);
+		tr_dev_end_session(s);
 		tr_session_destroy(s);
 	}
 	return 0;
@@ -181,6 +209,7 @@ static const struct file_operations tr_dev_fops = {
 	.unlocked_ioctl = tr_dev_ioctl,
 	.mmap = tr_dev_mmap,
 	.poll = tr_dev_poll,
+	.flush = tr_dev_flush,
 	.release = tr_dev_release,
 	.llseek = noop_llseek,
 };
@@ -203,9 +232,15 @@ static int __init tr_init(void)
 		pr_err("tracer: cannot register the kfuncs (%d): built without BTF?\n", err);
 		goto out_clock;
 	}
-	err = selftest ? tr_selftest_init() : 0;
+	err = tr_buffers_init();
 	if (err)
 		goto out_clock;
+	err = tr_tracepoints_module_init();
+	if (err)
+		goto out_buffers;
+	err = selftest ? tr_selftest_init() : 0;
+	if (err)
+		goto out_tracepoints;
 	err = misc_register(&tr_dev);
 	if (err)
 		goto out_selftest;
@@ -213,6 +248,10 @@ static int __init tr_init(void)
 out_selftest:
 	if (selftest)
 		tr_selftest_exit();
+out_tracepoints:
+	tr_tracepoints_module_exit();
+out_buffers:
+	tr_buffers_exit();
 out_clock:
 	tr_clock_exit();
 	return err;
@@ -223,6 +262,8 @@ static void __exit tr_exit(void)
 	misc_deregister(&tr_dev);
 	if (selftest)
 		tr_selftest_exit();
+	tr_tracepoints_module_exit();
+	tr_buffers_exit();
 	tr_clock_exit();
 }
 

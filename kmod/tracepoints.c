@@ -5,16 +5,27 @@
  * For each tracepoint the module opens an in-kernel perf event per online
  * CPU that samples every hit with its raw record; the overflow handler
  * writes the record into the active session like tr_kmod_write() would.
+ * Perf removes a CPU's events when the CPU goes offline, so each feed
+ * follows CPU hotplug: its events are opened on a CPU that comes online
+ * and released on one that goes offline.
  *
  * The tracepoint's BPF program (bpf/record.bpf.c, tr_kmod_via_perf) still
  * runs first and filters: the kernel hands the record to the tracepoint's
  * perf events only when the program returns non-zero.  The handler runs
  * where the tracepoint fires, interrupts or NMI included, so it only
- * measures the record and calls the writers' path.
+ * measures the record and calls the writers' path.  It reads its feed
+ * under RCU (perf calls it so), hence feeds are freed after a grace
+ * period.
+ *
+ * The feed's shape comes from user space: it is checked when the feed is
+ * added, and the record's size is kept within the raw sample where it is
+ * used.
  */
 #include <linux/cpu.h>
+#include <linux/cpuhotplug.h>
 #include <linux/kprobes.h>
 #include <linux/perf_event.h>
+#include <linux/rcupdate.h>
 #include <linux/trace_events.h>
 #include <linux/slab.h>
 
@@ -23,6 +34,8 @@
 
 struct tr_feed {
 	struct list_head node;
+	struct hlist_node cpuhp;
+	struct rcu_head rcu;
 	u32 event_id;
 	struct tr_event_shape shape;
 	struct perf_event *cpu_event[];	/* [nr_cpu_ids], NULL if not opened */
@@ -43,7 +56,7 @@ static notrace u32 tr_feed_record_size(const struct tr_feed *f, const u8 *raw, u
 		if (end > size)
 			size = end;
 	}
-	return min(size, avail);
+	return clamp_t(u32, size, sizeof(struct trace_entry), avail);
 }
 
 /*
@@ -71,15 +84,9 @@ static notrace void tr_feed_overflow(struct perf_event *event,
 }
 NOKPROBE_SYMBOL(tr_feed_overflow);
 
-static void tr_feed_release(struct tr_feed *f)
-{
-	unsigned int cpu;
+/* --- CPU hotplug: each online CPU has the feed's perf event -------------- */
 
-	for_each_possible_cpu(cpu)
-		if (f->cpu_event[cpu])
-			perf_event_release_kernel(f->cpu_event[cpu]);
-	kfree(f);
-}
+static int tr_feeds_cpuhp_state;
 
 /*
  * One sample per hit.  Some tracepoints count more than 1 per hit (the
@@ -89,8 +96,9 @@ static void tr_feed_release(struct tr_feed *f)
  * tick (losing the next hits).  With PERF_SAMPLE_PERIOD, perf samples each
  * hit once, its count as the period, and never throttles.
  */
-static int tr_feed_open(struct tr_feed *f)
+static int tr_feed_cpu_online(unsigned int cpu, struct hlist_node *node)
 {
+	struct tr_feed *f = hlist_entry(node, struct tr_feed, cpuhp);
 	struct perf_event_attr attr = {
 		.type = PERF_TYPE_TRACEPOINT,
 		.size = sizeof(attr),
@@ -99,20 +107,74 @@ static int tr_feed_open(struct tr_feed *f)
 		.sample_type = PERF_SAMPLE_RAW | PERF_SAMPLE_PERIOD,
 	};
 	struct perf_event *event;
-	unsigned int cpu;
 
-	cpus_read_lock();
-	for_each_online_cpu(cpu) {
-		event = perf_event_create_kernel_counter(&attr, cpu, NULL,
-							 tr_feed_overflow, f);
-		if (IS_ERR(event)) {
-			cpus_read_unlock();
-			return PTR_ERR(event);
-		}
-		f->cpu_event[cpu] = event;
-	}
-	cpus_read_unlock();
+	event = perf_event_create_kernel_counter(&attr, cpu, NULL, tr_feed_overflow, f);
+	if (IS_ERR(event))
+		return PTR_ERR(event);
+	f->cpu_event[cpu] = event;
 	return 0;
+}
+
+static int tr_feed_cpu_offline(unsigned int cpu, struct hlist_node *node)
+{
+	struct tr_feed *f = hlist_entry(node, struct tr_feed, cpuhp);
+
+	if (f->cpu_event[cpu])
+		perf_event_release_kernel(f->cpu_event[cpu]);
+	f->cpu_event[cpu] = NULL;
+	return 0;
+}
+
+int tr_tracepoints_module_init(void)
+{
+	int state = cpuhp_setup_state_multi(CPUHP_AP_ONLINE_DYN, "tracer/feeds:online",
+					    tr_feed_cpu_online, tr_feed_cpu_offline);
+
+	if (state < 0)
+		return state;
+	tr_feeds_cpuhp_state = state;
+	return 0;
+}
+
+void tr_tracepoints_module_exit(void)
+{
+	cpuhp_remove_multi_state(tr_feeds_cpuhp_state);
+}
+
+/* --- A session's feeds ------------------------------------------------------ */
+
+/* A shape a tracepoint's record can have, that the size walk can follow. */
+static bool tr_shape_valid(const struct tr_event_shape *shape)
+{
+	u32 i;
+
+	if (shape->fixed_size < sizeof(struct trace_entry) || shape->fixed_size > U16_MAX ||
+	    shape->ndyn > TR_MAX_DYN)
+		return false;
+	for (i = 0; i < shape->ndyn; i++) {
+		u32 at = shape->dyn_offset[i] & ~TR_DYN_RELATIVE;
+
+		if (at < sizeof(struct trace_entry) || at + sizeof(u32) > shape->fixed_size)
+			return false;
+	}
+	return true;
+}
+
+static bool tr_tracepoints_has_feed(const struct tr_tracepoints *tps, u32 event_id)
+{
+	const struct tr_feed *f;
+
+	list_for_each_entry(f, &tps->feeds, node)
+		if (f->event_id == event_id)
+			return true;
+	return false;
+}
+
+/* Its perf events are released (tr_feed_cpu_offline()): free it once handlers are done. */
+static void tr_feed_release(struct tr_feed *f)
+{
+	cpuhp_state_remove_instance(tr_feeds_cpuhp_state, &f->cpuhp);
+	kfree_rcu(f, rcu);
 }
 
 void tr_tracepoints_init(struct tr_tracepoints *tps)
@@ -123,22 +185,26 @@ void tr_tracepoints_init(struct tr_tracepoints *tps)
 
 int tr_tracepoints_add(struct tr_tracepoints *tps, const struct tr_kmod_tracepoint *tp)
 {
-	struct tr_feed *f = kzalloc(struct_size(f, cpu_event, nr_cpu_ids), GFP_KERNEL);
+	struct tr_feed *f;
 	int err;
 
+	if (!tr_shape_valid(&tp->shape))
+		return -EINVAL;
+	f = kzalloc(struct_size(f, cpu_event, nr_cpu_ids), GFP_KERNEL_ACCOUNT);
 	if (!f)
 		return -ENOMEM;
 	f->event_id = tp->event_id;
 	f->shape = tp->shape;
-	err = tr_feed_open(f);
-	if (err) {
-		tr_feed_release(f);
-		return err;
-	}
 	mutex_lock(&tps->lock);
-	list_add(&f->node, &tps->feeds);
+	err = tps->closed ? -ESHUTDOWN : tr_tracepoints_has_feed(tps, f->event_id) ? -EINVAL : 0;
+	if (!err)
+		err = cpuhp_state_add_instance(tr_feeds_cpuhp_state, &f->cpuhp);
+	if (!err)
+		list_add(&f->node, &tps->feeds);
 	mutex_unlock(&tps->lock);
-	return 0;
+	if (err)
+		kfree_rcu(f, rcu);	/* a failed add may have opened and released events */
+	return err;
 }
 
 void tr_tracepoints_release(struct tr_tracepoints *tps)
@@ -146,6 +212,7 @@ void tr_tracepoints_release(struct tr_tracepoints *tps)
 	struct tr_feed *f, *next;
 
 	mutex_lock(&tps->lock);
+	tps->closed = true;
 	list_for_each_entry_safe(f, next, &tps->feeds, node) {
 		list_del(&f->node);
 		tr_feed_release(f);

@@ -61,6 +61,32 @@ static int map_regions(struct tr_kmodbuf *kb)
 	return 0;
 }
 
+/* "64 MiB": sizes here are powers of two, so one unit says them exactly. */
+static void print_size(FILE *out, unsigned long long bytes)
+{
+	static const char *const units[] = { "bytes", "KiB", "MiB", "GiB", "TiB" };
+	unsigned int u = 0;
+
+	while (u + 1 < sizeof(units) / sizeof(units[0]) && bytes >= 1024 && bytes % 1024 == 0) {
+		bytes /= 1024;
+		u++;
+	}
+	fprintf(out, "%llu %s", bytes, units[u]);
+}
+
+/*
+ * The module refused the buffers for want of memory (tracer/kmod.h,
+ * SETUP): say so, with the geometry it was asked for, and which limit.
+ */
+static void say_buffers_do_not_fit(const struct tr_kmod_setup *setup, int err)
+{
+	fputs("tracer record: the buffers (", stderr);
+	print_size(stderr, setup->subbuf_size * setup->nsubbuf);
+	fprintf(stderr, " per CPU x %u CPUs) do not fit in memory: %s\n", setup->ncpu,
+		err == -E2BIG ? "the module takes at most half of the memory available (MemAvailable in /proc/meminfo)"
+			      : "the kernel could not allocate them (or the memory cgroup's limit would be exceeded)");
+}
+
 int tr_kmodbuf_open(struct tr_kmodbuf *kb, const struct trb_config *cfg,
 		    unsigned int flush_ms, __u32 selftest_event_id)
 {
@@ -77,6 +103,10 @@ int tr_kmodbuf_open(struct tr_kmodbuf *kb, const struct trb_config *cfg,
 	if (ioctl(kb->fd, TR_KMOD_IOC_CLOCK, &kb->clock) ||
 	    ioctl(kb->fd, TR_KMOD_IOC_SETUP, &setup)) {
 		err = -errno;
+		if (err == -E2BIG || err == -ENOMEM) {
+			say_buffers_do_not_fit(&setup, err);
+			err = -ENOMEM;
+		}
 		tr_kmodbuf_close(kb);
 		return err;
 	}

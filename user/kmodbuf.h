@@ -34,7 +34,8 @@ extern const char tr_kmodbuf_nmi_test_format[];
 /*
  * Open a session with this geometry and map its regions; selftest_event_id
  * is the id for the module's self-test records or TR_KMOD_NO_EVENT.
- * 0 or -errno.
+ * 0 or -errno; -ENOMEM when the buffers do not fit in memory, after
+ * saying so on stderr (how much was asked, and which limit refused it).
  */
 int tr_kmodbuf_open(struct tr_kmodbuf *kb, const struct trb_config *cfg,
 		    unsigned int flush_ms, __u32 selftest_event_id);
