@@ -287,6 +287,9 @@ static int take_cast(struct span *a)
 		n = ident_len(type);
 		if (!n)
 			break;
+		/* libtraceevent reads REC as the record wherever it stands */
+		if (n == 3 && !memcmp(type.at, "REC", 3))
+			return 0;
 		skip(&type, n);
 		words++;
 	}

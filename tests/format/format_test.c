@@ -206,6 +206,7 @@ static void print_formats_keep_only_conversions_of_plain_fields(void)
 	EXPECT_PRINT("\"a=%d, REC->a", "\"\"");
 	EXPECT_PRINT("\"a=%d\", ((REC->a)", "\"\"");
 	EXPECT_PRINT("\"%d\", ((((((((((REC->a))))))))))", "\"%d\", 0");
+	EXPECT_PRINT("\"%x\", ((REC)(REC->a))", "\"%x\", 0");
 	EXPECT_PRINT("\"%%d \\\"%d\\\"\", REC->a", "\"%%d \\\"%d\\\"\", REC->a");
 	/* a conversion cut by an escape keeps the escape: the string stays one */
 	EXPECT_PRINT("\"%-\\\"%d\", REC->a, REC->a", "\"\\\"%d\", REC->a");
