@@ -79,6 +79,8 @@ VERDICTS = {
     "tracer": "tracer cheaper",
     "peer": "peer cheaper",
     "tie": "tie",
+    "tracer-or-tie": "tracer cheaper or a tie",
+    "peer-or-tie": "peer cheaper or a tie",
     "undecided": "UNDECIDED",
 }
 
@@ -88,8 +90,14 @@ def compare(tracer, peer, base=None, tie=TIE, confidence=CONFIDENCE):
     tracer_k - peer_k and their interval [lo, hi]:
       hi < 0: "tracer"; lo > 0: "peer";
       otherwise "tie" when |median d| <= tie * A (A: the peer's median cost
-      over base, scaled()), so the median ratio is within 1 +- tie,
-      else "undecided" (the medians claim a winner the rounds do not show).
+      over base, scaled()), so the median ratio is within 1 +- tie;
+      otherwise, when the interval stays within the tie band on the side
+      the median does not favour, "tracer-or-tie" (median d < 0, hi <=
+      tie * A) or "peer-or-tie" (median d > 0, lo >= -tie * A): the rounds
+      do not show a winner, but they rule out the other side winning by
+      more than the tie;
+      else "undecided" (the medians claim a winner the rounds do not show,
+      and the loser may be ahead by more than the tie).
     diff, dlo, dhi: the median difference and its interval; ratios, median,
     lo and hi: the same as paired ratios (scaled()), None when A <= 0."""
     diff = differences(tracer, peer)
@@ -103,6 +111,10 @@ def compare(tracer, peer, base=None, tie=TIE, confidence=CONFIDENCE):
         verdict = "peer"
     elif abs(mid) <= tie * max(scale, 0.0):
         verdict = "tie"
+    elif scale > 0 and mid < 0 and hi <= tie * scale:
+        verdict = "tracer-or-tie"
+    elif scale > 0 and mid > 0 and lo >= -tie * scale:
+        verdict = "peer-or-tie"
     else:
         verdict = "undecided"
     if scale > 0:

@@ -87,11 +87,21 @@ def test_straddling_close_ratio_is_a_tie():
 
 
 def test_straddling_claimed_winner_is_undecided():
-    # Median 0.8 claims the tracer wins, one round says otherwise.
-    c = stats.compare([80, 75, 105, 80, 85], [100, 100, 100, 100, 100])
+    # Median 0.8 claims the tracer wins, one round has the peer 15% ahead.
+    c = stats.compare([80, 75, 115, 80, 85], [100, 100, 100, 100, 100])
     assert c.lo < 1 < c.hi and close(c.median, 0.8)
     assert c.verdict == "undecided"
-    assert stats.compare([80, 75, 105, 80, 85], [100] * 5, tie=0.25).verdict == "tie"
+    assert stats.compare([80, 75, 115, 80, 85], [100] * 5, tie=0.25).verdict == "tie"
+
+
+def test_straddling_within_the_tie_on_the_losing_side():
+    """The quiet run's tracer vs perf: 0.87 [0.78, 1.03]: no winner shown,
+    but perf is not ahead by more than the tie."""
+    c = stats.compare([87, 78, 103, 85, 90], [100] * 5)
+    assert c.lo < 1 < c.hi and close(c.median, 0.87)
+    assert c.verdict == "tracer-or-tie"
+    assert stats.compare([113, 122, 97, 115, 110], [100] * 5).verdict == "peer-or-tie"
+    assert stats.compare([87, 78, 111, 85, 90], [100] * 5).verdict == "undecided"
 
 
 def test_peer_adding_nothing():
