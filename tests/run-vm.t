@@ -104,7 +104,7 @@ babeltrace2_of() { # babeltrace2_of TRACE
 	came_back "$1" || return 1
 	babeltrace2 "$run/traces/$1" >"$run/$1.bt" 2>"$run/$1.bt-err" ||
 		{ head -n 20 "$run/$1.bt-err" | diag; return 1; }
-	local counted='^WARNING: Tracer discarded [0-9]+ events between .* within stream .*\.$'
+	local counted='^WARNING: Tracer discarded [0-9]+ events? between .* within stream .*\.$'
 	local uncounted='^WARNING: Tracer may have discarded events between .* within stream .*\.$'
 	! grep -v -E -e "$counted" -e "$uncounted" "$run/$1.bt-err" >"$run/$1.bt-other" ||
 		{ head -n 20 "$run/$1.bt-other" | diag; return 1; }
