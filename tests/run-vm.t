@@ -171,16 +171,21 @@ backends_agree() {
 	cmp -s "$run/getppid.payloads" "$run/getppid-kmod.payloads"
 }
 
+# Records of EVENT in TRACE's babeltrace2 text with the hard-interrupt
+# flag (0x08) in common_flags.
+in_hard_irq() { # in_hard_irq TRACE EVENT
+	grep " $2: " "$run/$1.bt" | grep -o 'common_flags = [0-9]*' |
+		awk '{ if (int($3 / 8) % 2) n++ } END { print n + 0 }'
+}
+
 # The trace keeps the interrupt context: getppid_n sleeps between its
-# calls, so timer interrupts wake it (sched_waking in a hard interrupt,
-# flag 0x08), while sched_switch never runs in one.
+# calls, so timer interrupts wake it (sched_waking in a hard interrupt),
+# while sched_switch never runs in one.
 interrupt_context_kept() { # interrupt_context_kept TRACE
 	babeltrace2_of "$1" || return 1
 	local in_irq switch_in_irq
-	in_irq=$(grep ' sched_waking: ' "$run/$1.bt" | grep -o 'common_flags = [0-9]*' |
-		awk '{ if (int($3 / 8) % 2) n++ } END { print n + 0 }')
-	switch_in_irq=$(grep ' sched_switch: ' "$run/$1.bt" | grep -o 'common_flags = [0-9]*' |
-		awk '{ if (int($3 / 8) % 2) n++ } END { print n + 0 }')
+	in_irq=$(in_hard_irq "$1" sched_waking)
+	switch_in_irq=$(in_hard_irq "$1" sched_switch)
 	echo "# $in_irq sched_waking in hard interrupts; $switch_in_irq sched_switch"
 	grep -q 'tracer_common_context = "\(derived\|from the kernel\)' "$run/traces/$1/metadata" &&
 		[ "$in_irq" -gt 0 ] && [ "$switch_in_irq" = 0 ]
