@@ -1282,7 +1282,7 @@ static int tracer_prog_setup(struct config *c)
 	__u32 key = 0;
 	int err;
 
-	err = tr_events_resolve(&set, specs, 1, why, sizeof(why));
+	err = tr_events_resolve(&set, specs, NULL, 1, why, sizeof(why));
 	if (err) {
 		snprintf(c->why, sizeof(c->why), "%s", why);
 		return err;

@@ -38,6 +38,7 @@
  * the module's, which writes it (kmod/tracepoints.c).
  */
 #include "ringbuf.bpf.h"
+#include "filter.bpf.h"
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_tracing.h>
 #include <tracer/kmod.h>
@@ -209,6 +210,20 @@ static __always_inline void fill_context(struct trace_entry *common)
 	common->preempt_count = (depth < 15 ? depth : 15) | (migrate < 15 ? migrate : 15) << 4;
 }
 
+/* Whether the event's --filter passes the record (before any space is taken). */
+static __always_inline bool filter_passes(const void *record, __u32 id,
+					  const struct tr_event_shape *shape, __u32 slot)
+{
+	struct trace_entry common = {};
+
+	if (!tr_have_filters)
+		return true;
+	common.type = shape->kernel_id;
+	common.pid = bpf_get_current_pid_tgid();
+	fill_context(&common);
+	return tr_filter_passes(record, &common, id, slot);
+}
+
 /* Bytes of the raw record: its fixed part and its dynamic data. */
 static __always_inline __u32 record_size(void *ctx, const struct tr_event_shape *shape)
 {
@@ -289,13 +304,11 @@ int tr_tracepoint(void *ctx)
 
 	if (tr_stopped)
 		return TR_SHARE;
-	if (tr_kmod_via_perf)
-		return wanted();
-	if (!wanted())
-		return TR_SHARE;
 	shape = bpf_map_lookup_elem(&tr_events, &id);
-	if (!shape)
-		return TR_SHARE;
+	if (!shape || !wanted() || !filter_passes(ctx, id, shape, TR_FILTER_SLOT_TRACEPOINT))
+		return tr_kmod_via_perf ? 0 : TR_SHARE;
+	if (tr_kmod_via_perf)
+		return 1;
 	size = record_size(ctx, shape);
 	if (tr_use_kmod)
 		record_through_kmod(ctx, id, size, shape);
@@ -343,6 +356,8 @@ static __always_inline int record_syscall(struct pt_regs *regs, long nr, bool ex
 		rec.args[4] = regs->r8;
 		rec.args[5] = regs->r9;
 	}
+	if (!filter_passes(&rec, id, shape, TR_FILTER_SLOT_TP_BTF))
+		return 0;
 	size = shape->fixed_size < sizeof(rec) ? shape->fixed_size : sizeof(rec);
 	if (tr_use_kmod)
 		record_through_kmod(&rec, id, size, shape);

@@ -31,6 +31,8 @@
 static const char usage_record[] =
 "usage: tracer record -e EVENT [-e EVENT...] [options] [-- command [args...]]\n"
 "  -e, --event EVENT      tracepoint, e.g. sched:sched_switch, 'sched:*', 'syscalls:sys_enter_*'\n"
+"      --filter EXPR      record only the events of the -e before it that pass EXPR, in ftrace's\n"
+"                         syntax, e.g. 'prev_pid != 0 && prev_comm ~ \"kworker*\"' (evaluated in the kernel)\n"
 "  -a, --all-cpus         record every process (default without -p or a command)\n"
 "  -p, --pid PID          record this process and its threads\n"
 "  -C, --cpu LIST         record only on these CPUs, e.g. 0,2-3\n"
@@ -244,14 +246,30 @@ static int bad_option(void)
 	return 2;
 }
 
-enum { OPT_COMM = 256, OPT_MODE, OPT_BUFFER, OPT_SUBBUF, OPT_FLUSH, OPT_BACKEND };
+enum { OPT_COMM = 256, OPT_MODE, OPT_BUFFER, OPT_SUBBUF, OPT_FLUSH, OPT_BACKEND, OPT_FILTER };
 
-static int record_option(struct tr_record_opts *o, const char **events, int c)
+/* --filter belongs to the -e before it, as in perf record. */
+static int parse_filter(struct tr_record_opts *o, const char **filters, const char *expr)
+{
+	if (!o->nevents)
+		return refuse("--filter", expr, "it filters the events of the -e before it, and none came before");
+	if (filters[o->nevents - 1])
+		return refuse("--filter", expr, "-e %s has a filter already; join the two with &&",
+			      o->events[o->nevents - 1]);
+	if (!*expr)
+		return refuse("--filter", expr, "empty");
+	filters[o->nevents - 1] = expr;
+	return 0;
+}
+
+static int record_option(struct tr_record_opts *o, const char **events, const char **filters,
+			 int c)
 {
 	unsigned long long n;
 
 	switch (c) {
 	case 'e': events[o->nevents++] = optarg; return parse_event("--event", optarg);
+	case OPT_FILTER: return parse_filter(o, filters, optarg);
 	case 'a': o->system_wide = 1; return 0;
 	case 'p': return parse_pid("--pid", optarg, 1, &o->pid);
 	case 'C':
@@ -297,6 +315,7 @@ static int cmd_record(int argc, char **argv)
 {
 	static const struct option options[] = {
 		{ "event", required_argument, NULL, 'e' },
+		{ "filter", required_argument, NULL, OPT_FILTER },
 		{ "all-cpus", no_argument, NULL, 'a' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "cpu", required_argument, NULL, 'C' },
@@ -314,8 +333,9 @@ static int cmd_record(int argc, char **argv)
 		{ 0 }
 	};
 	const char **events = calloc(argc, sizeof(*events));
+	const char **filters = calloc(argc, sizeof(*filters));
 	struct tr_record_opts o = {
-		.events = events, .output = "tracer.data", .mode = TR_MODE_DISCARD,
+		.events = events, .filters = filters, .output = "tracer.data", .mode = TR_MODE_DISCARD,
 		.buffer_size = 4 << 20, .subbuf_size = 1 << 20, .flush_ms = 100,
 	};
 	int c;
@@ -327,7 +347,7 @@ static int cmd_record(int argc, char **argv)
 		}
 		if (c == '?')
 			return bad_option();
-		if (record_option(&o, events, c))
+		if (record_option(&o, events, filters, c))
 			return 2;
 	}
 	if (!o.nevents) {

@@ -49,6 +49,12 @@ keep_tracefs_as_found() {
 	fi
 }
 
+# Mounts tracefs for the test's own ftrace instance, as keep_tracefs_as_found.
+use_tracefs() {
+	keep_tracefs_as_found
+	mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing
+}
+
 # Waits until a recorder has attached its BPF programs: no time limit of
 # its own but the recorder's life, so load cannot make it fail.
 wait_attached() { # wait_attached PID

@@ -6,8 +6,7 @@ set -u
 TEST_NAME=accounting
 . "$(dirname "$0")/lib.sh"
 require_root "recording with BPF needs root here"
-keep_tracefs_as_found
-mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing
+use_tracefs
 
 # --- byte arrays --------------------------------------------------------------
 

@@ -128,6 +128,14 @@ getppid_exact_in_babeltrace2() { # getppid_exact_in_babeltrace2 TRACE
 		{ echo "# $events events, $pids (report: $report_pid)"; return 1; }
 }
 
+# The guest's filtered recording: close(100900 + i) for i < 100 but 50.
+filter_exact_in_report() { # filter_exact_in_report TRACE
+	report_of "$1" || return 1
+	local events
+	events=$(grep -c ' syscalls:sys_enter_close: ' "$run/$1.report")
+	[ "$events" = 99 ] || { echo "# $events events"; return 1; }
+}
+
 # The recorder's summary names every loss by cause; report shows each one.
 nothing_lost() { # nothing_lost TRACE
 	[ -s "$run/traces/$1.log" ] && [ -s "$run/$1.report" ] || return 1
@@ -361,6 +369,8 @@ for pattern in "${kernel_patterns[@]}"; do
 		check "$kver, $backend: sched:* trace has the exec of /bin/true" sched_exec_in_report "$sc"
 		check "$kver, $backend: report's timestamps never go back, per CPU or merged" report_in_time_order "$sc"
 		check "$kver, $backend: babeltrace2 reads the sched:* trace without error" sched_in_babeltrace2 "$sc"
+		check "$kver, $backend: --filter passes exactly the 99 close() calls it selects" \
+			filter_exact_in_report "filter${suffix:+-$suffix}"
 	done
 	if [ "$backends" = "bpf kmod" ]; then
 		check "$kver: both backends record the same getppid payloads" backends_agree

@@ -11,6 +11,7 @@
 #include <event-parse.h>
 
 #include "events.h"
+#include "filter.h"
 #include "syscalls.h"
 
 #define TRACEFS_PATH "/sys/kernel/tracing"
@@ -58,7 +59,7 @@ static int no_names(char *why, size_t whylen)
 	return -ENOENT;
 }
 
-static unsigned int edit_distance(const char *a, const char *b)
+unsigned int tr_edit_distance(const char *a, const char *b)
 {
 	size_t la = strlen(a), lb = strlen(b), i, j;
 	unsigned int *row = calloc(lb + 1, sizeof(*row)), result;
@@ -106,7 +107,7 @@ static void suggest(const char *spec, char **names, char *why, size_t whylen)
 	}
 	for (i = 0; names && names[i]; i++) {
 		const char *colon = strchr(names[i], ':');
-		unsigned int d = edit_distance(spec, strchr(spec, ':') ? names[i] : colon + 1);
+		unsigned int d = tr_edit_distance(spec, strchr(spec, ':') ? names[i] : colon + 1);
 
 		for (k = 0; k < 3; k++)
 			if (d <= limit && d < dist[k]) {
@@ -134,7 +135,7 @@ static int matches(const char *spec, const char *full)
 	return fnmatch(spec, full, 0) == 0;
 }
 
-static int already_in(const struct tr_event_set *set, const char *full)
+static struct tr_event *find_event(struct tr_event_set *set, const char *full)
 {
 	unsigned int i;
 	size_t sys = strchr(full, ':') - full;
@@ -143,8 +144,8 @@ static int already_in(const struct tr_event_set *set, const char *full)
 		if (strlen(set->events[i].system) == sys &&
 		    !strncmp(set->events[i].system, full, sys) &&
 		    !strcmp(set->events[i].name, full + sys + 1))
-			return 1;
-	return 0;
+			return &set->events[i];
+	return NULL;
 }
 
 /* The fixed size and dynamic-field locators the BPF program walks. */
@@ -243,9 +244,52 @@ static int add_event(struct tr_event_set *set, const char *full, char *why,
 	return 0;
 }
 
-int tr_events_resolve(struct tr_event_set *set, const char *const *specs,
-		      unsigned int nspecs, char *why, size_t whylen)
+/*
+ * Give ev the filter of the spec that selected it, or OR it with the
+ * filter it has from another spec; a spec without a filter makes the
+ * event unfiltered for good.
+ */
+static int add_filter(struct tr_event *ev, const char *spec, const char *filter,
+		      char *why, size_t whylen)
 {
+	struct tr_filter *prog;
+	char what[512];
+	int err;
+
+	if (ev->unfiltered || !filter) {
+		free(ev->filter);
+		ev->filter = NULL;
+		ev->unfiltered = 1;
+		return 0;
+	}
+	prog = malloc(sizeof(*prog));
+	if (!prog)
+		return -ENOMEM;
+	err = tr_filter_compile(ev->tep, filter, prog, what, sizeof(what));
+	if (err && strpbrk(spec, "*?["))
+		snprintf(why, whylen, "--filter '%s' (for %s:%s, one of -e %s): %s", filter,
+			 ev->system, ev->name, spec, what);
+	else if (err)
+		snprintf(why, whylen, "--filter '%s': %s", filter, what);
+	if (!err && ev->filter) {
+		err = tr_filter_or(ev->filter, prog);
+		if (err)
+			snprintf(why, whylen, "the filters of %s:%s from several -e options make more than %d operations together",
+				 ev->system, ev->name, TR_FILTER_MAX_INSNS);
+		free(prog);
+		return err;
+	}
+	if (!err)
+		ev->filter = prog;
+	else
+		free(prog);
+	return err;
+}
+
+int tr_events_resolve(struct tr_event_set *set, const char *const *specs,
+		      const char *const *filters, unsigned int nspecs, char *why, size_t whylen)
+{
+	struct tr_event *ev;
 	char **names = all_event_names();
 	unsigned int s, found;
 	int i, err = 0;
@@ -260,8 +304,14 @@ int tr_events_resolve(struct tr_event_set *set, const char *const *specs,
 			if (!matches(specs[s], names[i]))
 				continue;
 			found++;
-			if (!already_in(set, names[i]))
+			ev = find_event(set, names[i]);
+			if (!ev) {
 				err = add_event(set, names[i], why, whylen);
+				ev = err ? NULL : &set->events[set->count - 1];
+			}
+			if (ev)
+				err = add_filter(ev, specs[s], filters ? filters[s] : NULL,
+						 why, whylen);
 		}
 		if (!found && !err) {
 			if (strpbrk(specs[s], "*?["))
@@ -285,6 +335,7 @@ void tr_events_free(struct tr_event_set *set)
 		free(set->events[i].system);
 		free(set->events[i].name);
 		free(set->events[i].format);
+		free(set->events[i].filter);
 	}
 	free(set->events);
 	if (set->tep)

@@ -12,6 +12,8 @@
 #include <linux/types.h>
 #include <tracer/record.h>
 
+struct tr_filter;
+
 struct tep_event;
 
 struct tr_event {
@@ -24,6 +26,8 @@ struct tr_event {
 	int not_a_tracepoint;		/* written by the module itself: not attached */
 	int syscall_nr;			/* syscalls:sys_{enter,exit}_NAME: NAME's number, or -1 */
 	int syscall_exit;		/* ... and which of the two */
+	struct tr_filter *filter;	/* --filter compiled, or NULL: record all */
+	int unfiltered;			/* some -e selected it without a filter */
 };
 
 struct tr_event_set {
@@ -34,13 +38,19 @@ struct tr_event_set {
 
 /*
  * Resolve specs ("system:event", globs allowed in both parts) into a set
- * of distinct events.  On failure returns -errno and writes one line
- * saying why into why (unknown event with close names, glob matching
- * nothing, tracefs unreadable).
+ * of distinct events, each with the filter of filters[i] (NULL, or NULL
+ * entries: none) compiled for it; an event that several specs select
+ * passes what any of their filters passes.  On failure returns -errno
+ * and writes one line saying why into why (unknown event with close
+ * names, glob matching nothing, tracefs unreadable, a bad filter).
  */
 int tr_events_resolve(struct tr_event_set *set, const char *const *specs,
-		      unsigned int nspecs, char *why, size_t whylen);
+		      const char *const *filters, unsigned int nspecs,
+		      char *why, size_t whylen);
 void tr_events_free(struct tr_event_set *set);
+
+/* Levenshtein distance, for suggesting close names. */
+unsigned int tr_edit_distance(const char *a, const char *b);
 
 /*
  * The common fields a tracefs format starts with, for the formats of

@@ -30,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
+#include <tracer/filter.h>
 
 #include "recorder.h"
 #include "events.h"
@@ -258,6 +259,16 @@ static void choose_syscall_programs(struct session *s)
 	bpf_program__set_autoload(s->skel->progs.tr_sys_exit, exit);
 }
 
+static bool has_filters(const struct tr_event_set *set)
+{
+	unsigned int i;
+
+	for (i = 0; i < set->count; i++)
+		if (set->events[i].filter)
+			return true;
+	return false;
+}
+
 static int configure(struct session *s, const struct trb_config *cfg)
 {
 	const struct tr_record_opts *o = s->o;
@@ -280,6 +291,9 @@ static int configure(struct session *s, const struct trb_config *cfg)
 				 s->use_kmod ? 1 : s->ncpu);
 	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.tr_cpus, s->ncpu);
+	if (!err)
+		err = bpf_map__set_max_entries(skel->maps.tr_filters, s->events.count);
+	skel->rodata->tr_have_filters = has_filters(&s->events);
 	if (!skel->rodata->tr_follow_forks)
 		bpf_program__set_autoload(skel->progs.tr_follow_fork, false);
 	s->derive_context = kernel_resolves_preempt_count();
@@ -323,6 +337,11 @@ static int fill_maps(struct session *s)
 		err = bpf_map__update_elem(s->skel->maps.tr_events, &i, sizeof(i),
 					   &s->events.events[i].shape,
 					   sizeof(struct tr_event_shape), BPF_ANY);
+	for (i = 0; i < s->events.count && !err; i++)
+		if (s->events.events[i].filter)
+			err = bpf_map__update_elem(s->skel->maps.tr_filters, &i, sizeof(i),
+						   s->events.events[i].filter,
+						   sizeof(struct tr_filter), BPF_ANY);
 	if (!err)
 		err = fill_syscall_map(s);
 	if (!err && o->pid) {
@@ -964,7 +983,8 @@ static int setup(struct session *s, const struct trb_config *cfg)
 		    strerror(-err));
 		return err;
 	}
-	err = tr_events_resolve(&s->events, s->o->events, s->o->nevents, why, sizeof(why));
+	err = tr_events_resolve(&s->events, s->o->events, s->o->filters, s->o->nevents,
+				why, sizeof(why));
 	if (err) {
 		say("%s", why);
 		return err;

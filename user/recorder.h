@@ -18,6 +18,7 @@ enum tr_backend {
 
 struct tr_record_opts {
 	const char *const *events;	/* specs, e.g. "sched:*" */
+	const char *const *filters;	/* --filter of each spec, or NULL entries */
 	unsigned int nevents;
 	int system_wide;		/* -a: every process, even with a command */
 	pid_t pid;			/* -p: this process and its threads, or 0 */
