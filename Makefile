@@ -78,7 +78,7 @@ FUZZ_CFLAGS := -g -O1 -std=gnu11 -Wall -Wextra -Werror -Iinclude -Iuser \
 	       $(shell pkg-config --cflags libtraceevent) \
 	       -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 FUZZ_LIBS := $(shell pkg-config --libs libtraceevent)
-FUZZ_BINS := $(BUILD)/fuzz/report_fuzz $(BUILD)/fuzz/format_fuzz
+FUZZ_BINS := $(BUILD)/fuzz/report_fuzz $(BUILD)/fuzz/format_fuzz $(BUILD)/fuzz/filter_fuzz
 FUZZ_SECONDS ?= 300
 
 $(BUILD)/fuzz/report_fuzz: tests/fuzz/report_fuzz.c user/report.c user/trace.c user/format.c \
@@ -87,6 +87,10 @@ $(BUILD)/fuzz/report_fuzz: tests/fuzz/report_fuzz.c user/report.c user/trace.c u
 	clang $(FUZZ_CFLAGS) -o $@ $(filter %.c,$^) $(FUZZ_LIBS)
 
 $(BUILD)/fuzz/format_fuzz: tests/fuzz/format_fuzz.c user/format.c $(HEADERS)
+	@mkdir -p $(@D)
+	clang $(FUZZ_CFLAGS) -o $@ $(filter %.c,$^) $(FUZZ_LIBS)
+
+$(BUILD)/fuzz/filter_fuzz: tests/fuzz/filter_fuzz.c user/filter.c user/names.c $(HEADERS)
 	@mkdir -p $(@D)
 	clang $(FUZZ_CFLAGS) -o $@ $(filter %.c,$^) $(FUZZ_LIBS)
 

@@ -2,12 +2,14 @@
 # The fuzzers, built with libFuzzer, AddressSanitizer and UBSan:
 # report_fuzz over the trace reader and report (a trace directory's files),
 # format_fuzz over the format sanitizer (what it accepts, libtraceevent must
-# parse).  Every input that ever made one fail replays cleanly; then each
-# fuzzes from its seeds (small recorded traces, tracefs formats).  In the
-# test command the search is the same every time (seed 1, a fixed number
-# of inputs: about 30 s and 10 s here), so it never fails by chance; with
-# FUZZ_SECONDS (`make fuzz`) it runs that long from a random seed, formats
-# for a third of it, and keeps the corpora.  Speeds are printed.
+# parse), filter_fuzz over the --filter compiler (a refusal is one line,
+# what it accepts the interpreter runs as written).  Every input that ever
+# made one fail replays cleanly; then each fuzzes from its seeds (small
+# recorded traces, tracefs formats, expressions).  In the test command the
+# search is the same every time (seed 1, a fixed number of inputs: about
+# 30 s, 10 s and 5 s here), so it never fails by chance; with FUZZ_SECONDS
+# (`make fuzz`) it runs that long from a random seed, formats and filters
+# for a third of it each, and keeps the corpora.  Speeds are printed.
 set -u
 TEST_NAME=fuzz
 . "$(dirname "$0")/lib.sh"
@@ -15,7 +17,7 @@ fuzz_seconds=${FUZZ_SECONDS:-}
 fuzz=$(dirname "$0")/fuzz
 corpora=${FUZZ_CORPUS:-$work}
 
-for fuzzer in report_fuzz format_fuzz; do
+for fuzzer in report_fuzz format_fuzz filter_fuzz; do
 	if [ ! -x "$BUILD/fuzz/$fuzzer" ]; then
 		echo "1..0 # SKIP $BUILD/fuzz/$fuzzer is not built (make $BUILD/fuzz/$fuzzer)"
 		exit 0
@@ -34,6 +36,7 @@ replays() { # replays FUZZER CRASHERS
 }
 check "every input that made report_fuzz fail replays cleanly" replays report_fuzz crashers
 check "every input that made format_fuzz fail replays cleanly" replays format_fuzz format-crashers
+check "every input that made filter_fuzz fail replays cleanly" replays filter_fuzz filter-crashers
 
 # A new failing input is left in $BUILD/fuzz/ to be added to the crashers.
 fuzzes() { # fuzzes FUZZER LIMIT SEEDS CRASHERS: LIMIT is -runs=N or -max_total_time=S
@@ -53,13 +56,16 @@ fuzzes() { # fuzzes FUZZER LIMIT SEEDS CRASHERS: LIMIT is -runs=N or -max_total_
 }
 if [ -n "$fuzz_seconds" ]; then
 	report_limit=-max_total_time=$fuzz_seconds format_limit=-max_total_time=$((fuzz_seconds / 3))
+	filter_limit=$format_limit
 else
 	FLAGS+=(-seed=1)
-	report_limit=-runs=60000 format_limit=-runs=250000
+	report_limit=-runs=60000 format_limit=-runs=250000 filter_limit=-runs=100000
 fi
 check "fuzzing the trace reader and report ($report_limit): no crash, leak, hang or overflow" \
 	fuzzes report_fuzz "$report_limit" corpus crashers
 check "fuzzing the format sanitizer ($format_limit): libtraceevent parses what it accepts" \
 	fuzzes format_fuzz "$format_limit" format-corpus format-crashers
+check "fuzzing the --filter compiler ($filter_limit): one-line refusals, well-formed programs" \
+	fuzzes filter_fuzz "$filter_limit" filter-corpus filter-crashers
 
 echo "1..$n"

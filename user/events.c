@@ -12,6 +12,7 @@
 
 #include "events.h"
 #include "filter.h"
+#include "names.h"
 #include "syscalls.h"
 
 #define TRACEFS_PATH "/sys/kernel/tracing"
@@ -57,34 +58,6 @@ static int no_names(char *why, size_t whylen)
 	snprintf(why, whylen, "no tracepoints found in tracefs (is it mounted at %s?)",
 		 TRACEFS_PATH);
 	return -ENOENT;
-}
-
-unsigned int tr_edit_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), i, j;
-	unsigned int *row = calloc(lb + 1, sizeof(*row)), result;
-
-	for (j = 0; j <= lb; j++)
-		row[j] = j;
-	for (i = 1; i <= la; i++) {
-		unsigned int diag = row[0];
-
-		row[0] = i;
-		for (j = 1; j <= lb; j++) {
-			unsigned int up = row[j];
-			unsigned int best = diag + (a[i - 1] != b[j - 1]);
-
-			if (up + 1 < best)
-				best = up + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			row[j] = best;
-			diag = up;
-		}
-	}
-	result = row[lb];
-	free(row);
-	return result;
 }
 
 /*

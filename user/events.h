@@ -49,9 +49,6 @@ int tr_events_resolve(struct tr_event_set *set, const char *const *specs,
 		      char *why, size_t whylen);
 void tr_events_free(struct tr_event_set *set);
 
-/* Levenshtein distance, for suggesting close names. */
-unsigned int tr_edit_distance(const char *a, const char *b);
-
 /*
  * The common fields a tracefs format starts with, for the formats of
  * records that are not a tracepoint's (struct trace_entry's layout).

@@ -14,7 +14,7 @@
 #include <event-parse.h>
 
 #include "filter.h"
-#include "events.h"
+#include "names.h"
 
 struct parser {
 	const char *text;
@@ -45,6 +45,10 @@ static int fail(struct parser *p, const char *where, const char *fmt, ...)
 	if (n > 0 && (size_t)n < p->whylen)
 		vsnprintf(p->why + n, p->whylen - n, fmt, ap);
 	va_end(ap);
+	/* What it quotes of the expression stays on the one line. */
+	for (n = 0; p->whylen && p->why[n]; n++)
+		if (iscntrl((unsigned char)p->why[n]))
+			p->why[n] = '?';
 	return -EINVAL;
 }
 
