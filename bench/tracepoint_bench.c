@@ -1110,6 +1110,8 @@ static char tracer_out[320], tracer_log[320];
 /* What tracer record records: the measured event, or part 4's events. */
 static const char *tracer_events[LADDER_EVENTS] = { event_spec };
 static int tracer_nevents = 1;
+/* --filter of the first event (the filter diagnostics), or NULL. */
+static const char *tracer_filter;
 
 static int tracer_setup(struct config *c)
 {
@@ -1156,7 +1158,7 @@ static bool holds_bpf_link(const void *unused)
 /* Start the CLI, wait until its program is attached; it consumes to disk until SIGINT. */
 static int tracer_start(void)
 {
-	char *argv[8 + 2 * LADDER_EVENTS];
+	char *argv[10 + 2 * LADDER_EVENTS];
 	int i, n = 0;
 
 	argv[n++] = opt.tracer;
@@ -1164,6 +1166,10 @@ static int tracer_start(void)
 	for (i = 0; i < tracer_nevents; i++) {
 		argv[n++] = "-e";
 		argv[n++] = (char *)tracer_events[i];
+		if (!i && tracer_filter) {
+			argv[n++] = "--filter";
+			argv[n++] = (char *)tracer_filter;
+		}
 	}
 	argv[n++] = "-a";
 	argv[n++] = "-o";
@@ -1912,14 +1918,53 @@ static void bpftrace_stop(struct run_result *r)
 	}
 }
 
-/* Diagnostics (--diag): a clock read, one or four pages touched, on the tracepoint. */
-static int diag_setup(struct config *c)
+static bool diag_wanted(struct config *c)
 {
 	if (!opt_diag && !(only && key_listed(only, c->key))) {
 		snprintf(c->why, sizeof(c->why), "diagnostic, with --diag only");
-		return -ENOTSUP;
+		return false;
 	}
-	return empty_setup(c);
+	return true;
+}
+
+/* Diagnostics (--diag): a clock read, one or four pages touched, on the tracepoint. */
+static int diag_setup(struct config *c)
+{
+	return diag_wanted(c) ? empty_setup(c) : -ENOTSUP;
+}
+
+/*
+ * The cost of record --filter (--diag): the CLI with a one-comparison
+ * filter that passes every event or none, and with a glob on the comm.
+ */
+static int filter_setup(struct config *c)
+{
+	return diag_wanted(c) ? tracer_setup(c) : -ENOTSUP;
+}
+
+static int tracer_with_filter(const char *filter)
+{
+	int err;
+
+	tracer_filter = filter;
+	err = tracer_start();
+	tracer_filter = NULL;
+	return err;
+}
+
+static int filter_pass_start(void)
+{
+	return tracer_with_filter("common_pid != 0");
+}
+
+static int filter_none_start(void)
+{
+	return tracer_with_filter("common_pid == 0");
+}
+
+static int filter_glob_start(void)
+{
+	return tracer_with_filter("comm ~ \"*point*\"");
 }
 
 static int clock_start(void)
@@ -1941,7 +1986,8 @@ static int touch4_start(void)
 }
 
 enum { C_NONE, C_EMPTY, C_TRACER, C_TRACER_PROG, C_RINGBUF, C_PERFBUF, C_PERF, C_TRACE_CMD,
-       C_FTRACE, C_BPFTRACE, C_CLOCK, C_TOUCH1, C_TOUCH4, NCONFIGS };
+       C_FTRACE, C_BPFTRACE, C_CLOCK, C_TOUCH1, C_TOUCH4, C_FILTER_PASS, C_FILTER_NONE,
+       C_FILTER_GLOB, NCONFIGS };
 
 static struct config configs[NCONFIGS] = {
 	[C_NONE] = { "none", "no tracing", NULL, none_start, none_stop },
@@ -1966,6 +2012,12 @@ static struct config configs[NCONFIGS] = {
 		       diag_setup, touch1_start, stop_link },
 	[C_TOUCH4] = { "touch4", "diagnostic: 4 pages touched (4 atomic adds)", diag_setup,
 		       touch4_start, stop_link },
+	[C_FILTER_PASS] = { "filter-pass", "diagnostic: tracer record -a --filter 'common_pid != 0' (passes all)",
+			    filter_setup, filter_pass_start, tracer_stop },
+	[C_FILTER_NONE] = { "filter-none", "diagnostic: tracer record -a --filter 'common_pid == 0' (passes none)",
+			    filter_setup, filter_none_start, tracer_stop },
+	[C_FILTER_GLOB] = { "filter-glob", "diagnostic: tracer record -a --filter 'comm ~ \"*point*\"' (passes all)",
+			    filter_setup, filter_glob_start, tracer_stop },
 };
 
 /* --- Cleanup ---------------------------------------------------------------------- */
