@@ -8,6 +8,10 @@
  *   attach -> release the command -> consume until stopped -> detach ->
  *   flush and drain every buffer -> summary.
  *
+ * This file sets the session up, loads and attaches the BPF programs,
+ * runs the command and the consumer's loop; record_consume.c reads the
+ * buffers and record_output.c writes the trace directory (session.h).
+ *
  * The two backends share the buffer layout and protocol; they differ in
  * who holds the buffers and runs the reader's steps (this process, or the
  * module through /dev/tracer), in who flushes periodically (this process,
@@ -32,58 +36,11 @@
 #include <bpf/libbpf.h>
 #include <tracer/filter.h>
 
-#include "recorder.h"
-#include "events.h"
-#include "bpfbuf.h"
-#include "kmodbuf.h"
-#include "ctf.h"
-#include "packet.h"
 #include "ubuf.h"
-#include "trace_dir.h"
 #include "cpus.h"
 #include "misses.h"
-#include "waiter.h"
 #include "record.skel.h"
-
-#define MAX_FIELDS	128
-
-struct session {
-	const struct tr_record_opts *o;
-	struct tr_event_set events;
-	struct record *skel;
-	int use_kmod;			/* backend: the module, else BPF regions */
-	int kmod_via_perf;		/* the module writes from its perf events (6.1) */
-	int derive_context;		/* the program fills common_flags, preempt count */
-	int syscall_progs;		/* system call events from sys_enter/sys_exit */
-	char clock_desc[160];
-	struct tr_bpfbuf bufs;
-	struct tr_kmodbuf kbufs;
-	struct bpf_link **links;	/* one per event, then sys_enter's and sys_exit's */
-	unsigned int nlinks;
-	unsigned int ncpu;
-	struct tr_trace_dir dir;
-	int status_drawn;		/* a status line is on the terminal */
-	int *stream_fd;
-	struct tr_waiter waiter;
-	pthread_t attacher;		/* attaches while the consumer runs */
-	int attaching;			/* the attacher has not been joined */
-	int attached_fd;		/* eventfd: the attacher is done */
-	int attach_err;			/* its result, once done */
-	int recording;			/* everything attached, the command released */
-	pid_t child;
-	int child_fd;			/* pidfd: readable when the command exits */
-	int child_status;
-	int release_fd;			/* write end: the held command starts */
-	unsigned int nattached;		/* tracepoints */
-	__u64 misses;			/* programs' recursion misses, as last read */
-	__u64 misses_recorded;		/* ... of which written into the trace */
-	__u64 last_misses_read;		/* ns */
-	__u32 misses_event;		/* its event id, or TR_NO_MISSES_EVENT */
-	unsigned long *per_event;
-	unsigned long records;
-	__u64 bytes;
-	int write_error;		/* -errno of a failed stream write */
-};
+#include "session.h"
 
 static volatile sig_atomic_t stop_requested;
 
@@ -99,7 +56,7 @@ static void on_snapshot_signal(int sig)
 	(void)sig;
 }
 
-static void say(const char *fmt, ...)
+void rec_say(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -113,88 +70,6 @@ static void say(const char *fmt, ...)
 static __u64 now_ns(void)
 {
 	return tr_clock_monotonic_ns();
-}
-
-static const char *backend_name(const struct session *s)
-{
-	return s->use_kmod ? "kmod" : "bpf";
-}
-
-/* What the timestamps are, and for the module's clock its mapping. */
-static const char *clock_name(struct session *s)
-{
-	const struct tr_kmod_clock_info *c = &s->kbufs.clock;
-
-	if (!s->use_kmod)
-		return "CLOCK_MONOTONIC (bpf_ktime_get_ns)";
-	snprintf(s->clock_desc, sizeof(s->clock_desc),
-		 "tracer.ko clock: %u-bit TSC at %llu Hz extended to 64 bits, plus %lld ns = CLOCK_MONOTONIC",
-		 c->hw_bits, (unsigned long long)c->hw_hz, (long long)c->mono_offset_ns);
-	return s->clock_desc;
-}
-
-/* What common_flags and common_preempt_count hold, for the metadata. */
-static const char *context_desc(const struct session *s)
-{
-	if (s->kmod_via_perf)
-		return "from the kernel (perf events)";
-	if (s->derive_context)
-		return "derived from the preempt count as ftrace does; irqs-off known only in hard interrupts and NMIs";
-	return "unknown (0): this kernel does not let BPF programs read the preempt count";
-}
-
-static int write_metadata(struct session *s)
-{
-	unsigned int n = s->events.count, i;
-	struct tr_ctf_event_class *classes = calloc(n, sizeof(*classes));
-	struct tr_ctf_field *fields = calloc((size_t)n * MAX_FIELDS, sizeof(*fields));
-	struct tr_ctf_trace trace = {
-		.backend = backend_name(s), .clock = clock_name(s), .context = context_desc(s),
-		.clock_offset_ns = tr_ctf_clock_offset_ns(),
-		.classes = classes, .nclasses = n,
-	};
-	char host[256] = "unknown";
-	int err = 0, nf;
-	FILE *f;
-
-	gethostname(host, sizeof(host) - 1);
-	trace.hostname = host;
-	for (i = 0; i < n && !err; i++) {
-		const struct tr_event *ev = &s->events.events[i];
-
-		nf = tr_ctf_fields_from_format(ev->tep, fields + i * MAX_FIELDS, MAX_FIELDS);
-		if (nf < 0)
-			err = nf;
-		classes[i] = (struct tr_ctf_event_class) {
-			ev->name, ev->id, fields + i * MAX_FIELDS, nf < 0 ? 0 : nf,
-		};
-	}
-	f = err ? NULL : tr_trace_dir_metadata(&s->dir);
-	if (!err && !f)
-		err = -errno;
-	if (f) {
-		err = tr_ctf_write_metadata(f, &trace);
-		if (fclose(f) && !err)
-			err = -errno;
-	}
-	if (!err)
-		err = tr_trace_dir_write_formats(&s->dir, &s->events);
-	if (err)
-		say("cannot write the trace metadata in %s: %s", s->o->output, strerror(-err));
-	free(classes);
-	free(fields);
-	return err;
-}
-
-static int open_streams(struct session *s)
-{
-	int err;
-
-	s->stream_fd = calloc(s->ncpu, sizeof(int));
-	err = tr_trace_dir_open_streams(&s->dir, s->stream_fd, s->ncpu);
-	if (err)
-		say("cannot create the stream files in %s: %s", s->o->output, strerror(-err));
-	return err;
 }
 
 /* --- BPF ------------------------------------------------------------------- */
@@ -355,7 +230,7 @@ static int fill_maps(struct session *s)
 	cpus = calloc(s->ncpu, 1);
 	err = tr_parse_cpu_list(o->cpus, cpus, s->ncpu);
 	if (err)
-		say("bad CPU list '%s' (this machine has CPUs 0-%u)", o->cpus, s->ncpu - 1);
+		rec_say("bad CPU list '%s' (this machine has CPUs 0-%u)", o->cpus, s->ncpu - 1);
 	for (i = 0; i < s->ncpu && !err; i++)
 		err = bpf_map__update_elem(s->skel->maps.tr_cpus, &i, sizeof(i),
 					   &cpus[i], 1, BPF_ANY);
@@ -385,7 +260,7 @@ static int choose_backend(struct session *s)
 	const char *why_not = tr_kmodbuf_unavailable();
 
 	if (s->o->backend == TR_BACKEND_KMOD && why_not) {
-		say("--backend kmod: %s; use --backend bpf", why_not);
+		rec_say("--backend kmod: %s; use --backend bpf", why_not);
 		return -ENODEV;
 	}
 	s->use_kmod = s->o->backend != TR_BACKEND_BPF && !why_not;
@@ -407,11 +282,11 @@ static int load_for_backend(struct session *s, const struct trb_config *cfg)
 		s->kmod_via_perf = 1;
 		err = load_programs(s, cfg);
 		if (!err)
-			say("note: this kernel's tracepoint programs cannot call the module's kfuncs; the module takes the records from its perf events, the programs filter");
+			rec_say("note: this kernel's tracepoint programs cannot call the module's kfuncs; the module takes the records from its perf events, the programs filter");
 	}
 	if (err && s->use_kmod && !geteuid() && s->o->backend == TR_BACKEND_AUTO) {
 		s->kmod_via_perf = 0;
-		say("note: this kernel does not let tracepoint programs call the module's kfuncs (%s); recording through BPF buffers",
+		rec_say("note: this kernel does not let tracepoint programs call the module's kfuncs (%s); recording through BPF buffers",
 		    strerror(-err));
 		s->use_kmod = 0;
 		err = load_programs(s, cfg);
@@ -419,12 +294,12 @@ static int load_for_backend(struct session *s, const struct trb_config *cfg)
 	if (!err)
 		return 0;
 	if ((err == -EPERM || err == -EACCES) && geteuid())
-		say("loading BPF programs is not permitted: run as root (or with CAP_BPF, CAP_PERFMON and CAP_SYS_RESOURCE)");
+		rec_say("loading BPF programs is not permitted: run as root (or with CAP_BPF, CAP_PERFMON and CAP_SYS_RESOURCE)");
 	else if (s->use_kmod)
-		say("cannot load tracepoint programs that call the module's kfuncs (%s); Linux 6.1 allows kfuncs only in tp_btf/fentry programs (run with -v for the verifier's log, or use --backend bpf)",
+		rec_say("cannot load tracepoint programs that call the module's kfuncs (%s); Linux 6.1 allows kfuncs only in tp_btf/fentry programs (run with -v for the verifier's log, or use --backend bpf)",
 		    strerror(-err));
 	else
-		say("the kernel refused the BPF programs (%s); run with -v to see why",
+		rec_say("the kernel refused the BPF programs (%s); run with -v to see why",
 		    strerror(-err));
 	return err;
 }
@@ -473,7 +348,7 @@ static int open_buffers(struct session *s, const struct trb_config *cfg)
 	if (!err)
 		err = tr_waiter_watch(&s->waiter, s->kbufs.fd, EPOLLIN | EPOLLPRI);
 	if (err == -EBUSY)
-		say("another recording is using the tracer module (" TR_KMOD_DEVICE " is busy)");
+		rec_say("another recording is using the tracer module (" TR_KMOD_DEVICE " is busy)");
 	if (!err && s->kbufs.ncpu != s->ncpu)
 		err = -EPROTO;
 	return err;
@@ -491,7 +366,7 @@ static int load_bpf(struct session *s, const struct trb_config *cfg)
 	if (!err)
 		err = open_buffers(s, cfg);
 	if (err && err != -EBUSY)
-		say("cannot set up the buffers: %s", strerror(-err));
+		rec_say("cannot set up the buffers: %s", strerror(-err));
 	return err;
 }
 
@@ -506,7 +381,7 @@ static int attach_syscall_programs(struct session *s, struct bpf_link **links)
 			continue;
 		links[i] = bpf_program__attach(progs[i]);
 		if (!links[i]) {
-			say("cannot attach to the raw %s tracepoint: %s", i ? "sys_exit" : "sys_enter",
+			rec_say("cannot attach to the raw %s tracepoint: %s", i ? "sys_exit" : "sys_enter",
 			    strerror(errno));
 			return -errno;
 		}
@@ -530,7 +405,7 @@ static int attach(struct session *s)
 	if (s->skel->rodata->tr_follow_forks) {
 		s->skel->links.tr_follow_fork = bpf_program__attach(s->skel->progs.tr_follow_fork);
 		if (!s->skel->links.tr_follow_fork) {
-			say("cannot follow the command's children: %s", strerror(errno));
+			rec_say("cannot follow the command's children: %s", strerror(errno));
 			return -errno;
 		}
 	}
@@ -550,13 +425,13 @@ static int attach(struct session *s)
 		s->links[i] = bpf_program__attach_tracepoint_opts(s->skel->progs.tr_tracepoint,
 								  ev->system, ev->name, &topts);
 		if (!s->links[i]) {
-			say("cannot attach to %s:%s: %s", ev->system, ev->name, strerror(errno));
+			rec_say("cannot attach to %s:%s: %s", ev->system, ev->name, strerror(errno));
 			return -errno;
 		}
 		s->nattached++;
 		err = s->kmod_via_perf ? tr_kmodbuf_add_tracepoint(&s->kbufs, ev->id, &ev->shape) : 0;
 		if (err) {
-			say("the module cannot open perf events on %s:%s: %s", ev->system, ev->name,
+			rec_say("the module cannot open perf events on %s:%s: %s", ev->system, ev->name,
 			    strerror(-err));
 			return err;
 		}
@@ -685,111 +560,6 @@ static void release_command(struct session *s)
 	s->release_fd = -1;
 }
 
-/* --- Consuming ----------------------------------------------------------- */
-
-static void count_records(struct session *s, const void *packet)
-{
-	const struct tr_event_header *e;
-	struct tr_packet_iter it;
-	const char *problem;
-
-	tr_packet_iter_init(&it, packet);
-	while ((e = tr_packet_next(&it, &problem))) {
-		if (e->id == s->misses_event)
-			continue;
-		if (e->id < s->events.count)
-			s->per_event[e->id]++;
-		s->records++;
-	}
-}
-
-/* Write a packet; on failure cut the file back so it ends on a whole packet. */
-static int store_packet(struct session *s, unsigned int cpu, const void *packet)
-{
-	off_t before = lseek(s->stream_fd[cpu], 0, SEEK_CUR);
-	int err = tr_ctf_write_packet(s->stream_fd[cpu], packet);
-
-	if (err) {
-		if (ftruncate(s->stream_fd[cpu], before))
-			err = -errno;
-		return err;
-	}
-	s->bytes += ((const struct tr_packet_header *)packet)->packet_size / 8;
-	return 0;
-}
-
-/* A CPU's buffer handle: geometry and counters, either backend. */
-static const struct trb_buf *cpu_buf(const struct session *s, unsigned int cpu)
-{
-	return s->use_kmod ? &s->kbufs.cpu[cpu] : &s->bufs.cpu[cpu];
-}
-
-static int get_subbuf(struct session *s, unsigned int cpu, __u64 *pos,
-		      const char **packet)
-{
-	if (s->use_kmod)
-		return tr_kmodbuf_get_subbuf(&s->kbufs, cpu, pos, packet);
-	return trb_get_subbuf(&s->bufs.cpu[cpu], pos, packet);
-}
-
-static void put_subbuf(struct session *s, unsigned int cpu, __u64 pos)
-{
-	if (s->use_kmod)
-		tr_kmodbuf_put_subbuf(&s->kbufs, cpu, pos);
-	else
-		trb_put_subbuf(&s->bufs.cpu[cpu], pos);
-}
-
-static void consume(struct session *s)
-{
-	unsigned int cpu;
-
-	for (cpu = 0; cpu < s->ncpu && !s->write_error; cpu++) {
-		__u64 subbuf_size = cpu_buf(s, cpu)->subbuf_size;
-		const char *packet;
-		__u64 pos;
-
-		while (!s->write_error && get_subbuf(s, cpu, &pos, &packet) == 0) {
-			if (tr_packet_header_problem((const void *)packet, subbuf_size)) {
-				put_subbuf(s, cpu, pos);
-				continue;
-			}
-			s->write_error = store_packet(s, cpu, packet);
-			if (!s->write_error)
-				count_records(s, packet);
-			put_subbuf(s, cpu, pos);
-		}
-	}
-}
-
-/* The module flushes its buffers on per-CPU timers; BPF regions need us. */
-static void flush_all(struct session *s)
-{
-	unsigned int cpu;
-
-	for (cpu = 0; !s->use_kmod && cpu < s->ncpu; cpu++)
-		trb_flush(&s->bufs.cpu[cpu]);
-}
-
-/* After detaching: no more records, everything left ready to read. */
-static void finish_writing(struct session *s)
-{
-	if (s->use_kmod)
-		tr_kmodbuf_finish(&s->kbufs);
-	else
-		flush_all(s);
-}
-
-static __u64 lost_total(const struct session *s)
-{
-	__u64 lost = 0;
-	unsigned int cpu;
-
-	for (cpu = 0; cpu < s->ncpu; cpu++)
-		lost += trb_lost(cpu_buf(s, cpu)) + cpu_buf(s, cpu)->ctl->records_overrun;
-	return lost + s->misses;
-}
-
 /*
  * The status line is redrawn in place, so only while this process owns
  * the terminal: in the background it would draw over the shell's prompt
@@ -808,7 +578,7 @@ static void status_line(struct session *s, __u64 start, __u64 now)
 		return;
 	fprintf(stderr, "\r[ %.1f s  %.0f events/s  %.1f MiB written  %llu lost ]  ",
 		secs, secs > 0 ? s->records / secs : 0.0, s->bytes / 1048576.0,
-		(unsigned long long)lost_total(s));
+		(unsigned long long)rec_lost_total(s));
 	s->status_drawn = 1;
 }
 
@@ -872,7 +642,7 @@ static int start_recording(struct session *s)
 			tr_waiter_watch(&s->waiter, s->child_fd, EPOLLIN);
 	} else {
 		/* Without a command, say when recording starts (scripts wait for it). */
-		say("recording %u tracepoints; Ctrl-C stops", s->nattached);
+		rec_say("recording %u tracepoints; Ctrl-C stops", s->nattached);
 	}
 	s->recording = 1;
 	return 1;
@@ -912,11 +682,11 @@ static void run(struct session *s)
 		if (now >= end)
 			break;
 		if (now >= next_flush) {
-			flush_all(s);
+			rec_flush_all(s);
 			record_misses(s, now);
 			next_flush = now + flush_ns;
 		}
-		consume(s);
+		rec_consume(s);
 		if (now >= next_status) {
 			status_line(s, start, now);
 			next_status = now + 1000000000ull;
@@ -936,15 +706,15 @@ static void summary(struct session *s)
 	unsigned int i, cpu;
 
 	fprintf(stderr, "tracer record: %lu events, %.1f MiB in %s (backend %s, clock %s)\n",
-		s->records, s->bytes / 1048576.0, s->o->output, backend_name(s), clock_name(s));
+		s->records, s->bytes / 1048576.0, s->o->output, rec_backend_name(s), rec_clock_name(s));
 	for (i = 0; i < s->events.count; i++)
 		if (s->per_event[i])
 			fprintf(stderr, "  %10lu  %s:%s\n", s->per_event[i],
 				s->events.events[i].system, s->events.events[i].name);
 	for (cpu = 0; cpu < s->ncpu; cpu++) {
-		const struct tr_buf_ctl *c = cpu_buf(s, cpu)->ctl;
+		const struct tr_buf_ctl *c = rec_cpu_buf(s, cpu)->ctl;
 
-		if (trb_lost(cpu_buf(s, cpu)) + c->records_overrun)
+		if (trb_lost(rec_cpu_buf(s, cpu)) + c->records_overrun)
 			fprintf(stderr, "  cpu %u lost: %llu buffer full, %llu not yet committed, %llu too big, %llu busy, %llu overwritten\n",
 				cpu, c->lost_full, c->lost_wrap, c->lost_big, c->lost_busy,
 				c->records_overrun);
@@ -968,7 +738,7 @@ static int create_trace_dir(struct session *s)
 	int err = tr_trace_dir_create(&s->dir, s->o->output, s->o->force, why, sizeof(why));
 
 	if (err)
-		say("%s", why);
+		rec_say("%s", why);
 	return err;
 }
 
@@ -979,14 +749,14 @@ static int setup(struct session *s, const struct trb_config *cfg)
 
 	err = tr_tracefs_mount();
 	if (err) {
-		say("tracefs is not mounted and mounting it failed (%s): run as root, or mount -t tracefs nodev /sys/kernel/tracing",
+		rec_say("tracefs is not mounted and mounting it failed (%s): run as root, or mount -t tracefs nodev /sys/kernel/tracing",
 		    strerror(-err));
 		return err;
 	}
 	err = tr_events_resolve(&s->events, s->o->events, s->o->filters, s->o->nevents,
 				why, sizeof(why));
 	if (err) {
-		say("%s", why);
+		rec_say("%s", why);
 		return err;
 	}
 	err = load_bpf(s, cfg);
@@ -994,9 +764,9 @@ static int setup(struct session *s, const struct trb_config *cfg)
 		err = create_trace_dir(s);
 	s->per_event = calloc(s->events.count, sizeof(*s->per_event));
 	if (!err)
-		err = write_metadata(s);
+		err = rec_write_metadata(s);
 	if (!err)
-		err = open_streams(s);
+		err = rec_open_streams(s);
 	if (!err && s->o->command)
 		err = start_command(s);
 	if (!err)
@@ -1070,7 +840,7 @@ int tr_record(const struct tr_record_opts *o)
 	pid_t command;
 
 	if (bad) {
-		say("bad buffer geometry (--buffer-size %llu, --subbuf-size %llu): %s",
+		rec_say("bad buffer geometry (--buffer-size %llu, --subbuf-size %llu): %s",
 		    (unsigned long long)o->buffer_size, (unsigned long long)o->subbuf_size, bad);
 		return 2;
 	}
@@ -1089,10 +859,10 @@ int tr_record(const struct tr_record_opts *o)
 	}
 	if (!err) {
 		record_misses(&s, now_ns());
-		finish_writing(&s);
-		consume(&s);
+		rec_finish_writing(&s);
+		rec_consume(&s);
 		if (s.write_error)
-			say("writing the trace failed (%s): recording stopped; what was written stays readable",
+			rec_say("writing the trace failed (%s): recording stopped; what was written stays readable",
 			    strerror(-s.write_error));
 		/* The trace complete before anything is printed: stderr may be a closed pipe. */
 		tr_trace_dir_write_comms(&s.dir, command, command ? o->command[0] : NULL);

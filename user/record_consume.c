@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * tracer record's consumer: the reader's side of the buffer protocol
+ * (ringbuf.h), sub-buffer by sub-buffer, either backend, each packet
+ * checked and appended to its CPU's stream file.
+ */
+#include <errno.h>
+#include <unistd.h>
+
+#include "session.h"
+#include "ctf.h"
+#include "packet.h"
+
+static void count_records(struct session *s, const void *packet)
+{
+	const struct tr_event_header *e;
+	struct tr_packet_iter it;
+	const char *problem;
+
+	tr_packet_iter_init(&it, packet);
+	while ((e = tr_packet_next(&it, &problem))) {
+		if (e->id == s->misses_event)
+			continue;
+		if (e->id < s->events.count)
+			s->per_event[e->id]++;
+		s->records++;
+	}
+}
+
+/* Write a packet; on failure cut the file back so it ends on a whole packet. */
+static int store_packet(struct session *s, unsigned int cpu, const void *packet)
+{
+	off_t before = lseek(s->stream_fd[cpu], 0, SEEK_CUR);
+	int err = tr_ctf_write_packet(s->stream_fd[cpu], packet);
+
+	if (err) {
+		if (ftruncate(s->stream_fd[cpu], before))
+			err = -errno;
+		return err;
+	}
+	s->bytes += ((const struct tr_packet_header *)packet)->packet_size / 8;
+	return 0;
+}
+
+const struct trb_buf *rec_cpu_buf(const struct session *s, unsigned int cpu)
+{
+	return s->use_kmod ? &s->kbufs.cpu[cpu] : &s->bufs.cpu[cpu];
+}
+
+static int get_subbuf(struct session *s, unsigned int cpu, __u64 *pos,
+		      const char **packet)
+{
+	if (s->use_kmod)
+		return tr_kmodbuf_get_subbuf(&s->kbufs, cpu, pos, packet);
+	return trb_get_subbuf(&s->bufs.cpu[cpu], pos, packet);
+}
+
+static void put_subbuf(struct session *s, unsigned int cpu, __u64 pos)
+{
+	if (s->use_kmod)
+		tr_kmodbuf_put_subbuf(&s->kbufs, cpu, pos);
+	else
+		trb_put_subbuf(&s->bufs.cpu[cpu], pos);
+}
+
+void rec_consume(struct session *s)
+{
+	unsigned int cpu;
+
+	for (cpu = 0; cpu < s->ncpu && !s->write_error; cpu++) {
+		__u64 subbuf_size = rec_cpu_buf(s, cpu)->subbuf_size;
+		const char *packet;
+		__u64 pos;
+
+		while (!s->write_error && get_subbuf(s, cpu, &pos, &packet) == 0) {
+			if (tr_packet_header_problem((const void *)packet, subbuf_size)) {
+				put_subbuf(s, cpu, pos);
+				continue;
+			}
+			s->write_error = store_packet(s, cpu, packet);
+			if (!s->write_error)
+				count_records(s, packet);
+			put_subbuf(s, cpu, pos);
+		}
+	}
+}
+
+/* The module flushes its buffers on per-CPU timers; BPF regions need us. */
+void rec_flush_all(struct session *s)
+{
+	unsigned int cpu;
+
+	for (cpu = 0; !s->use_kmod && cpu < s->ncpu; cpu++)
+		trb_flush(&s->bufs.cpu[cpu]);
+}
+
+void rec_finish_writing(struct session *s)
+{
+	if (s->use_kmod)
+		tr_kmodbuf_finish(&s->kbufs);
+	else
+		rec_flush_all(s);
+}
+
+__u64 rec_lost_total(const struct session *s)
+{
+	__u64 lost = 0;
+	unsigned int cpu;
+
+	for (cpu = 0; cpu < s->ncpu; cpu++)
+		lost += trb_lost(rec_cpu_buf(s, cpu)) + rec_cpu_buf(s, cpu)->ctl->records_overrun;
+	return lost + s->misses;
+}

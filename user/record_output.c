@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * tracer record's output: the trace directory's CTF metadata, tracer's
+ * formats beside it, and the stream files the consumer appends packets to.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "session.h"
+#include "ctf.h"
+
+#define MAX_FIELDS	128
+
+const char *rec_backend_name(const struct session *s)
+{
+	return s->use_kmod ? "kmod" : "bpf";
+}
+
+/* What the timestamps are, and for the module's clock its mapping. */
+const char *rec_clock_name(struct session *s)
+{
+	const struct tr_kmod_clock_info *c = &s->kbufs.clock;
+
+	if (!s->use_kmod)
+		return "CLOCK_MONOTONIC (bpf_ktime_get_ns)";
+	snprintf(s->clock_desc, sizeof(s->clock_desc),
+		 "tracer.ko clock: %u-bit TSC at %llu Hz extended to 64 bits, plus %lld ns = CLOCK_MONOTONIC",
+		 c->hw_bits, (unsigned long long)c->hw_hz, (long long)c->mono_offset_ns);
+	return s->clock_desc;
+}
+
+/* What common_flags and common_preempt_count hold, for the metadata. */
+static const char *context_desc(const struct session *s)
+{
+	if (s->kmod_via_perf)
+		return "from the kernel (perf events)";
+	if (s->derive_context)
+		return "derived from the preempt count as ftrace does; irqs-off known only in hard interrupts and NMIs";
+	return "unknown (0): this kernel does not let BPF programs read the preempt count";
+}
+
+int rec_write_metadata(struct session *s)
+{
+	unsigned int n = s->events.count, i;
+	struct tr_ctf_event_class *classes = calloc(n, sizeof(*classes));
+	struct tr_ctf_field *fields = calloc((size_t)n * MAX_FIELDS, sizeof(*fields));
+	struct tr_ctf_trace trace = {
+		.backend = rec_backend_name(s), .clock = rec_clock_name(s), .context = context_desc(s),
+		.clock_offset_ns = tr_ctf_clock_offset_ns(),
+		.classes = classes, .nclasses = n,
+	};
+	char host[256] = "unknown";
+	int err = 0, nf;
+	FILE *f;
+
+	gethostname(host, sizeof(host) - 1);
+	trace.hostname = host;
+	for (i = 0; i < n && !err; i++) {
+		const struct tr_event *ev = &s->events.events[i];
+
+		nf = tr_ctf_fields_from_format(ev->tep, fields + i * MAX_FIELDS, MAX_FIELDS);
+		if (nf < 0)
+			err = nf;
+		classes[i] = (struct tr_ctf_event_class) {
+			ev->name, ev->id, fields + i * MAX_FIELDS, nf < 0 ? 0 : nf,
+		};
+	}
+	f = err ? NULL : tr_trace_dir_metadata(&s->dir);
+	if (!err && !f)
+		err = -errno;
+	if (f) {
+		err = tr_ctf_write_metadata(f, &trace);
+		if (fclose(f) && !err)
+			err = -errno;
+	}
+	if (!err)
+		err = tr_trace_dir_write_formats(&s->dir, &s->events);
+	if (err)
+		rec_say("cannot write the trace metadata in %s: %s", s->o->output, strerror(-err));
+	free(classes);
+	free(fields);
+	return err;
+}
+
+int rec_open_streams(struct session *s)
+{
+	int err;
+
+	s->stream_fd = calloc(s->ncpu, sizeof(int));
+	err = tr_trace_dir_open_streams(&s->dir, s->stream_fd, s->ncpu);
+	if (err)
+		rec_say("cannot create the stream files in %s: %s", s->o->output, strerror(-err));
+	return err;
+}

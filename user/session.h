@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * tracer record's session, shared by its parts: set-up, BPF and the
+ * command (recorder.c), consuming the buffers (record_consume.c) and the
+ * trace directories it writes (record_output.c).  Private to them.
+ */
+#ifndef TRACER_SESSION_H
+#define TRACER_SESSION_H
+
+#include <pthread.h>
+#include <sys/types.h>
+
+#include "recorder.h"
+#include "events.h"
+#include "bpfbuf.h"
+#include "kmodbuf.h"
+#include "trace_dir.h"
+#include "waiter.h"
+
+struct session {
+	const struct tr_record_opts *o;
+	struct tr_event_set events;
+	struct record *skel;
+	int use_kmod;			/* backend: the module, else BPF regions */
+	int kmod_via_perf;		/* the module writes from its perf events (6.1) */
+	int derive_context;		/* the program fills common_flags, preempt count */
+	int syscall_progs;		/* system call events from sys_enter/sys_exit */
+	char clock_desc[160];
+	struct tr_bpfbuf bufs;
+	struct tr_kmodbuf kbufs;
+	struct bpf_link **links;	/* one per event, then sys_enter's and sys_exit's */
+	unsigned int nlinks;
+	unsigned int ncpu;
+	struct tr_trace_dir dir;
+	int status_drawn;		/* a status line is on the terminal */
+	int *stream_fd;
+	struct tr_waiter waiter;
+	pthread_t attacher;		/* attaches while the consumer runs */
+	int attaching;			/* the attacher has not been joined */
+	int attached_fd;		/* eventfd: the attacher is done */
+	int attach_err;			/* its result, once done */
+	int recording;			/* everything attached, the command released */
+	pid_t child;
+	int child_fd;			/* pidfd: readable when the command exits */
+	int child_status;
+	int release_fd;			/* write end: the held command starts */
+	unsigned int nattached;		/* tracepoints */
+	__u64 misses;			/* programs' recursion misses, as last read */
+	__u64 misses_recorded;		/* ... of which written into the trace */
+	__u64 last_misses_read;		/* ns */
+	__u32 misses_event;		/* its event id, or TR_NO_MISSES_EVENT */
+	unsigned long *per_event;
+	unsigned long records;
+	__u64 bytes;
+	int write_error;		/* -errno of a failed stream write */
+};
+
+/* "tracer record: " and the message, on a line of stderr. */
+void rec_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* --- record_output.c: the trace directory ---------------------------------- */
+
+const char *rec_backend_name(const struct session *s);
+const char *rec_clock_name(struct session *s);
+/* The CTF metadata and tracer's formats into s->dir; says why not. 0 or -errno. */
+int rec_write_metadata(struct session *s);
+/* A stream file per CPU in s->dir; says why not.  0 or -errno. */
+int rec_open_streams(struct session *s);
+
+/* --- record_consume.c: the buffers ----------------------------------------- */
+
+/* A CPU's buffer handle: geometry and counters, either backend. */
+const struct trb_buf *rec_cpu_buf(const struct session *s, unsigned int cpu);
+/* Every delivered sub-buffer of every CPU into its stream file. */
+void rec_consume(struct session *s);
+/* Deliver what the writers have in partly filled sub-buffers (BPF backend). */
+void rec_flush_all(struct session *s);
+/* After detaching: no more records, everything left ready to read. */
+void rec_finish_writing(struct session *s);
+/* Events lost so far, every cause. */
+__u64 rec_lost_total(const struct session *s);
+
+#endif /* TRACER_SESSION_H */
