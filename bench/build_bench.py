@@ -53,12 +53,17 @@ def clean(tree, targets):
 # --- Recorders: start (returns once recording), stop -> (events, lost, bytes) ---------
 
 class Tracer:
+    """tracer record -a: streaming to disk in a buffer mode, or as a flight
+    recorder (mode "flight"), which writes one snapshot when it stops; its
+    overwritten events are what a flight recorder lets go, not losses."""
+
     def __init__(self, tracer, mode):
         self.tracer, self.mode = tracer, mode
 
     def start(self, tmp):
         self.out = os.path.join(tmp, "tracer.data")
-        argv = [self.tracer, "record", "-a", "--mode", self.mode, "-o", self.out, "--force"]
+        how = ["--flight-recorder"] if self.mode == "flight" else ["--mode", self.mode]
+        argv = [self.tracer, "record", "-a"] + how + ["-o", self.out, "--force"]
         for e in EVENTS:
             argv += ["-e", e]
         self.child = Child(argv, os.path.join(tmp, "tracer.log"))
@@ -67,12 +72,13 @@ class Tracer:
     def stop(self):
         status = self.child.stop()
         log = self.child.log_text()
-        m = re.search(r"tracer record: (\d+) events", log)
+        m = re.search(r"tracer record: (?:\d+ snapshots?, )?(\d+) events", log)
         if status or not m:
             raise RuntimeError("tracer record failed (status %s): %s" % (status, log[-600:]))
-        lost = sum(sum(int(n) for n in m2.groups()) for m2 in re.finditer(
-            r"lost: (\d+) buffer full, (\d+) not yet committed, (\d+) too big, (\d+) busy, "
-            r"(\d+) overwritten", log))
+        lost = sum(sum(int(n) for n in m2.groups()[:4 if self.mode == "flight" else 5])
+                   for m2 in re.finditer(
+                       r"lost: (\d+) buffer full, (\d+) not yet committed, (\d+) too big, (\d+) busy, "
+                       r"(\d+) overwritten", log))
         return int(m.group(1)), lost, tree_bytes(self.out)
 
 
@@ -157,8 +163,8 @@ def tree_bytes(path):
 
 CONFIGS = {
     "untraced": ("no tracing", None),
-    "tracer-overwrite": ("**tracer record -a --mode overwrite** (flight recorder, to disk)",
-                         lambda o: Tracer(o.tracer, "overwrite")),
+    "tracer-flight": ("**tracer record -a --flight-recorder** (in memory, one snapshot at the end)",
+                      lambda o: Tracer(o.tracer, "flight")),
     "tracer-discard": ("**tracer record -a** (discard mode, to disk)",
                        lambda o: Tracer(o.tracer, "discard")),
     "perf": ("perf record -a --exclude-perf (-m %s, to disk)" % BUFFER, lambda o: Perf()),

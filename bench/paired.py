@@ -23,7 +23,7 @@ HEADLINES = (
     [("loop", dict(param="16", threads=float(t)), "tracer", "ringbuf", None,
       "ns per 16-byte record in the kernel loop") for t in (1, 2)] +
     [("build", dict(unit="s"), tracer, "perf", None, "build time")
-     for tracer in ("tracer-overwrite", "tracer-discard")] +
+     for tracer in ("tracer-flight", "tracer-discard")] +
     [("report", dict(unit="s"), "tracer-report", "babeltrace2", None, "seconds to print a trace"),
      ("wakeups", dict(unit="wake-ups/s"), "tracer", "perf", None,
       "recorder wake-ups per second, idle")]

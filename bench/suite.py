@@ -63,7 +63,7 @@ def parse_args():
                    help="getppid() calls per thread per run in workload 1 (default 500000)")
     p.add_argument("--build-targets", default="kernel/time/ kernel/irq/",
                    help="what make -j2 builds in the kernel tree (default 'kernel/time/ kernel/irq/')")
-    p.add_argument("--build-configs", default="untraced,tracer-overwrite,tracer-discard,perf",
+    p.add_argument("--build-configs", default="untraced,tracer-flight,tracer-discard,perf",
                    help="recorders of workload 3 (also: bpftrace)")
     p.add_argument("--wakeup-secs", type=float, default=5.0,
                    help="seconds each recorder's wake-ups are counted in workload 7 (default 5)")

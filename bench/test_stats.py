@@ -149,11 +149,11 @@ def test_build_is_compared_on_its_time():
     times' ratio had no scale; the build times compare within 10%."""
     times = dict(untraced=[14.0, 12.9, 12.6, 13.1, 12.8],
                  perf=[13.8, 13.3, 12.8, 13.2, 13.0],
-                 **{"tracer-overwrite": [12.9, 14.1, 13.6, 13.5, 13.4]})
+                 **{"tracer-flight": [12.9, 14.1, 13.6, 13.5, 13.4]})
     rows = [row("build", c, c, "s", v) for c, v in times.items()]
     assert paired.add_paired(rows) == []
     found = [h for h in paired.headlines(rows) if h.workload == "build"]
-    assert [(h.tracer, h.base) for h in found] == [("tracer-overwrite", None)]
+    assert [(h.tracer, h.base) for h in found] == [("tracer-flight", None)]
     c = found[0].cmp
     assert c.verdict == "tie" and c.lo < 1 < c.hi
     assert close(c.median, 1 + 0.4 / 13.2)

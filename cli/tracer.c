@@ -41,6 +41,8 @@ static const char usage_record[] =
 "  -f, --force            replace an existing trace directory; the previous one is kept as DIR.old\n"
 "  -d, --duration SECS    stop after SECS seconds, e.g. 5 or 0.5\n"
 "      --mode MODE        discard (default: drop new events when full) or overwrite\n"
+"      --flight-recorder  overwrite, and write nothing until a snapshot: SIGUSR2 and the end of\n"
+"                         the recording each write the newest events to DIR/snapshot-N\n"
 "      --buffer-size SIZE per-CPU buffer, a power of two, e.g. 4M (default 4M)\n"
 "      --subbuf-size SIZE sub-buffer, a power of two, e.g. 1M (default 1M)\n"
 "      --flush-ms MS      deliver partly filled sub-buffers every MS ms, 1 to 60000 (default 100)\n"
@@ -246,7 +248,11 @@ static int bad_option(void)
 	return 2;
 }
 
-enum { OPT_COMM = 256, OPT_MODE, OPT_BUFFER, OPT_SUBBUF, OPT_FLUSH, OPT_BACKEND, OPT_FILTER };
+enum { OPT_COMM = 256, OPT_MODE, OPT_BUFFER, OPT_SUBBUF, OPT_FLUSH, OPT_BACKEND, OPT_FILTER,
+       OPT_FLIGHT };
+
+/* --mode given on the command line, to refuse --mode discard --flight-recorder. */
+static int mode_given;
 
 /* --filter belongs to the -e before it, as in perf record. */
 static int parse_filter(struct tr_record_opts *o, const char **filters, const char *expr)
@@ -288,7 +294,9 @@ static int record_option(struct tr_record_opts *o, const char **events, const ch
 		if (strcmp(optarg, "discard") && strcmp(optarg, "overwrite"))
 			return refuse("--mode", optarg, "must be discard or overwrite");
 		o->mode = strcmp(optarg, "overwrite") ? TR_MODE_DISCARD : TR_MODE_OVERWRITE;
+		mode_given = 1;
 		return 0;
+	case OPT_FLIGHT: o->flight_recorder = 1; return 0;
 	case OPT_BUFFER: return parse_size("--buffer-size", optarg, &o->buffer_size);
 	case OPT_SUBBUF: return parse_size("--subbuf-size", optarg, &o->subbuf_size);
 	case OPT_FLUSH:
@@ -324,6 +332,7 @@ static int cmd_record(int argc, char **argv)
 		{ "force", no_argument, NULL, 'f' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "mode", required_argument, NULL, OPT_MODE },
+		{ "flight-recorder", no_argument, NULL, OPT_FLIGHT },
 		{ "buffer-size", required_argument, NULL, OPT_BUFFER },
 		{ "subbuf-size", required_argument, NULL, OPT_SUBBUF },
 		{ "flush-ms", required_argument, NULL, OPT_FLUSH },
@@ -354,6 +363,13 @@ static int cmd_record(int argc, char **argv)
 		fprintf(stderr, "%s: no event given: -e EVENT, e.g. -e 'sched:*'\n", me);
 		return 2;
 	}
+	if (o.flight_recorder && mode_given && o.mode == TR_MODE_DISCARD) {
+		fprintf(stderr, "%s: --flight-recorder keeps the newest events: it overwrites, and --mode discard would keep the oldest\n",
+			me);
+		return 2;
+	}
+	if (o.flight_recorder)
+		o.mode = TR_MODE_OVERWRITE;
 	if (optind < argc)
 		o.command = argv + optind;
 	return tr_record(&o);

@@ -4,6 +4,7 @@
  * formats beside it, and the stream files the consumer appends packets to.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,4 +95,58 @@ int rec_open_streams(struct session *s)
 	if (err)
 		rec_say("cannot create the stream files in %s: %s", s->o->output, strerror(-err));
 	return err;
+}
+
+void rec_close_streams(struct session *s)
+{
+	unsigned int cpu;
+
+	for (cpu = 0; s->stream_fd && cpu < s->ncpu; cpu++)
+		if (s->stream_fd[cpu] > 0)
+			close(s->stream_fd[cpu]);
+	free(s->stream_fd);
+	s->stream_fd = NULL;
+}
+
+void rec_write_comms(struct session *s)
+{
+	tr_trace_dir_write_comms(&s->dir, s->command, s->command ? s->o->command[0] : NULL);
+}
+
+/*
+ * The snapshot is a trace directory of its own inside the recording's
+ * (private and locked like it), written through the same steps as a
+ * streamed trace: s->dir and the stream files stand for it meanwhile.
+ */
+int rec_snapshot(struct session *s)
+{
+	struct tr_trace_dir recording = s->dir;
+	unsigned long before = s->records;
+	char path[PATH_MAX], why[1024];
+	int err;
+
+	snprintf(path, sizeof(path), "%s/snapshot-%u", s->o->output, s->snapshots + 1);
+	err = tr_trace_dir_create(&s->dir, path, 0, why, sizeof(why));
+	if (err) {
+		s->dir = recording;
+		rec_say("no snapshot: %s", why);
+		return err;
+	}
+	err = rec_write_metadata(s);
+	if (!err)
+		err = rec_open_streams(s);
+	if (!err) {
+		rec_flush_all(s);
+		rec_consume(s);
+		rec_write_comms(s);
+		err = s->write_error;
+	}
+	rec_close_streams(s);
+	tr_trace_dir_close(&s->dir);
+	s->dir = recording;
+	if (err)
+		return err;
+	s->snapshots++;
+	rec_say("snapshot %u: %lu events in %s", s->snapshots, s->records - before, path);
+	return 0;
 }

@@ -42,7 +42,7 @@
 #include "record.skel.h"
 #include "session.h"
 
-static volatile sig_atomic_t stop_requested;
+static volatile sig_atomic_t stop_requested, snapshot_requested;
 
 static void on_stop_signal(int sig)
 {
@@ -50,10 +50,11 @@ static void on_stop_signal(int sig)
 	stop_requested = 1;
 }
 
-/* SIGUSR2 is to ask for a snapshot; until it does, it must not end the recording. */
+/* SIGUSR2: a snapshot, with --flight-recorder (as perf record --switch-output=signal). */
 static void on_snapshot_signal(int sig)
 {
 	(void)sig;
+	snapshot_requested = 1;
 }
 
 void rec_say(const char *fmt, ...)
@@ -153,7 +154,8 @@ static int configure(struct session *s, const struct trb_config *cfg)
 	TR_BPFBUF_SET_GEOMETRY(skel->rodata, cfg);
 	skel->rodata->tr_use_kmod = s->use_kmod;
 	skel->rodata->tr_kmod_via_perf = s->kmod_via_perf;
-	skel->rodata->trb_notify = !s->use_kmod;
+	/* A flight recorder reads only for snapshots: no notices to wake it. */
+	skel->rodata->trb_notify = !s->use_kmod && !o->flight_recorder;
 	skel->rodata->tr_self_tgid = getpid();
 	skel->rodata->tr_filter_pids = !o->system_wide && (o->pid || o->command);
 	skel->rodata->tr_follow_forks = !o->system_wide && !o->pid && o->command;
@@ -264,6 +266,11 @@ static int choose_backend(struct session *s)
 		return -ENODEV;
 	}
 	s->use_kmod = s->o->backend != TR_BACKEND_BPF && !why_not;
+	/* The module flushes on its own timers; a snapshot must flush now. */
+	if (s->use_kmod && s->o->flight_recorder) {
+		rec_say("--flight-recorder takes its snapshots from the BPF buffers only, so far: add --backend bpf");
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -654,7 +661,8 @@ static __u64 earliest(__u64 a, __u64 b)
 }
 
 /*
- * Consume until stopped.  The consumer sleeps until a sub-buffer is
+ * Consume until stopped (a flight recorder only takes the snapshots asked
+ * for, and reads the programs' misses).  The consumer sleeps until a sub-buffer is
  * delivered (the writers' notices, or the module's poll()), the command
  * exits, or the next flush, status line or end of --duration is due:
  * idle, it wakes 1000/flush_ms times a second.
@@ -682,11 +690,17 @@ static void run(struct session *s)
 		if (now >= end)
 			break;
 		if (now >= next_flush) {
-			rec_flush_all(s);
+			if (!o->flight_recorder)
+				rec_flush_all(s);
 			record_misses(s, now);
 			next_flush = now + flush_ns;
 		}
-		rec_consume(s);
+		if (!o->flight_recorder)
+			rec_consume(s);
+		else if (snapshot_requested) {
+			snapshot_requested = 0;
+			rec_snapshot(s);
+		}
 		if (now >= next_status) {
 			status_line(s, start, now);
 			next_status = now + 1000000000ull;
@@ -705,7 +719,11 @@ static void summary(struct session *s)
 {
 	unsigned int i, cpu;
 
-	fprintf(stderr, "tracer record: %lu events, %.1f MiB in %s (backend %s, clock %s)\n",
+	if (s->o->flight_recorder)
+		fprintf(stderr, "tracer record: %u snapshot%s, ", s->snapshots, s->snapshots == 1 ? "" : "s");
+	else
+		fprintf(stderr, "tracer record: ");
+	fprintf(stderr, "%lu events, %.1f MiB in %s (backend %s, clock %s)\n",
 		s->records, s->bytes / 1048576.0, s->o->output, rec_backend_name(s), rec_clock_name(s));
 	for (i = 0; i < s->events.count; i++)
 		if (s->per_event[i])
@@ -763,9 +781,9 @@ static int setup(struct session *s, const struct trb_config *cfg)
 	if (!err)
 		err = create_trace_dir(s);
 	s->per_event = calloc(s->events.count, sizeof(*s->per_event));
-	if (!err)
+	if (!err && !s->o->flight_recorder)
 		err = rec_write_metadata(s);
-	if (!err)
+	if (!err && !s->o->flight_recorder)
 		err = rec_open_streams(s);
 	if (!err && s->o->command)
 		err = start_command(s);
@@ -776,8 +794,6 @@ static int setup(struct session *s, const struct trb_config *cfg)
 
 static void teardown(struct session *s)
 {
-	unsigned int cpu;
-
 	detach(s);
 	if (s->skel)
 		record__destroy(s->skel);
@@ -786,10 +802,7 @@ static void teardown(struct session *s)
 	if (s->use_kmod)
 		tr_kmodbuf_close(&s->kbufs);
 	tr_trace_dir_close(&s->dir);
-	for (cpu = 0; s->stream_fd && cpu < s->ncpu; cpu++)
-		if (s->stream_fd[cpu] > 0)
-			close(s->stream_fd[cpu]);
-	free(s->stream_fd);
+	rec_close_streams(s);
 	close(s->release_fd);
 	close(s->attached_fd);
 	close(s->child_fd);
@@ -837,8 +850,6 @@ int tr_record(const struct tr_record_opts *o)
 	};
 	const char *bad = geometry_problem(o);
 	int err, status = 0;
-	pid_t command;
-
 	if (bad) {
 		rec_say("bad buffer geometry (--buffer-size %llu, --subbuf-size %llu): %s",
 		    (unsigned long long)o->buffer_size, (unsigned long long)o->subbuf_size, bad);
@@ -851,7 +862,7 @@ int tr_record(const struct tr_record_opts *o)
 	err = tr_waiter_init(&s.waiter);
 	if (!err)
 		err = setup(&s, &cfg);
-	command = s.child;
+	s.command = s.child;
 	if (!err) {
 		run(&s);
 		detach(&s);
@@ -860,12 +871,16 @@ int tr_record(const struct tr_record_opts *o)
 	if (!err) {
 		record_misses(&s, now_ns());
 		rec_finish_writing(&s);
-		rec_consume(&s);
+		if (o->flight_recorder)
+			rec_snapshot(&s);
+		else
+			rec_consume(&s);
 		if (s.write_error)
 			rec_say("writing the trace failed (%s): recording stopped; what was written stays readable",
 			    strerror(-s.write_error));
 		/* The trace complete before anything is printed: stderr may be a closed pipe. */
-		tr_trace_dir_write_comms(&s.dir, command, command ? o->command[0] : NULL);
+		if (!o->flight_recorder)
+			rec_write_comms(&s);
 		summary(&s);
 	}
 	/* Stopped before the command ended: end it, as perf record does. */

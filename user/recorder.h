@@ -28,6 +28,7 @@ struct tr_record_opts {
 	int force;			/* replace an existing output directory */
 	double duration;		/* seconds, 0 for until stopped */
 	enum tr_buf_mode mode;
+	int flight_recorder;		/* overwrite, written only in snapshots */
 	__u64 buffer_size;		/* per CPU */
 	__u64 subbuf_size;
 	unsigned int flush_ms;

@@ -41,6 +41,7 @@ struct session {
 	int attach_err;			/* its result, once done */
 	int recording;			/* everything attached, the command released */
 	pid_t child;
+	pid_t command;			/* the command's pid, kept after it ends */
 	int child_fd;			/* pidfd: readable when the command exits */
 	int child_status;
 	int release_fd;			/* write end: the held command starts */
@@ -53,6 +54,7 @@ struct session {
 	unsigned long records;
 	__u64 bytes;
 	int write_error;		/* -errno of a failed stream write */
+	unsigned int snapshots;		/* taken so far (--flight-recorder) */
 };
 
 /* "tracer record: " and the message, on a line of stderr. */
@@ -66,6 +68,15 @@ const char *rec_clock_name(struct session *s);
 int rec_write_metadata(struct session *s);
 /* A stream file per CPU in s->dir; says why not.  0 or -errno. */
 int rec_open_streams(struct session *s);
+void rec_close_streams(struct session *s);
+/* The command names report shows, into s->dir. */
+void rec_write_comms(struct session *s);
+/*
+ * --flight-recorder: what the buffers hold now, the newest events, as a
+ * complete trace in DIR/snapshot-N, read by the protocol's get/put while
+ * the writers go on.  Says where, or why not.  0 or -errno.
+ */
+int rec_snapshot(struct session *s);
 
 /* --- record_consume.c: the buffers ----------------------------------------- */
 

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# record --flight-recorder: nothing written while recording, snapshots on
+# SIGUSR2 and at the end.  The workload is counter-stamped (getppid_n seq:
+# close(100000 + i), on CPU 0), so a snapshot must hold the newest calls,
+# contiguous and ending with the last one; babeltrace2 must read every
+# snapshot as a complete trace; and the snapshots' events plus those
+# overwritten must be every call.  Leaves tracefs mounted or not, as it
+# found it.
+set -u
+TEST_NAME=snapshot
+. "$(dirname "$0")/lib.sh"
+require_root "recording with BPF needs root here"
+keep_tracefs_as_found
+
+# 64 KiB per CPU: about 1500 of these records, so the workloads overflow it.
+FLIGHT=(--flight-recorder --buffer-size 64K --subbuf-size 4K
+	-e syscalls:sys_enter_close --filter 'fd >= 100000 && fd < 110000')
+
+# The fds a snapshot's close() calls carry, in the order report prints them.
+fds_of() { # fds_of SNAPSHOT
+	"$TRACER" report "$1" | grep -o 'sys_enter_close: .* fd=0x[0-9a-f]*' |
+		sed 's/.*fd=//' | while read -r hex; do echo $((hex)); done
+}
+
+# The snapshot holds LAST and the calls just before it, at least MIN of them
+# and nothing else; babeltrace2 reads the same number of them.
+newest_contiguous() { # newest_contiguous SNAPSHOT LAST MIN
+	local fds count first last bt
+	fds_of "$1" >"$work/fds" || return 1
+	count=$(wc -l <"$work/fds")
+	first=$(head -n 1 "$work/fds")
+	last=$(tail -n 1 "$work/fds")
+	bt=$(babeltrace2 "$1" 2>"$work/bt.err" | grep -c ' sys_enter_close: ')
+	[ "$last" = "$2" ] && [ "$count" -ge "$3" ] && [ $((last - first + 1)) = "$count" ] &&
+		[ "$(sort -n -u "$work/fds" | wc -l)" = "$count" ] && [ "$bt" = "$count" ] ||
+		{ echo "# $count calls, $first to $last (want ...$2, >= $3); babeltrace2: $bt"; diag "$work/bt.err"; return 1; }
+}
+
+# "N overwritten" of the summary's CPU lines, summed.
+overwritten() { # overwritten LOG
+	grep -o '[0-9]* overwritten' "$1" | awk '{ n += $1 } END { print n + 0 }'
+}
+
+by_signal_and_at_the_end() {
+	local log=$work/fr.log recorder total
+	"$TRACER" record -a -o "$work/fr" "${FLIGHT[@]}" 2>"$log" &
+	recorder=$!
+	wait_until 60 grep -q '^tracer record: recording' "$log" || { diag "$log"; return 1; }
+	taskset -c 0 "$GETPPID" 5000 0 / seq
+	[ ! -e "$work/fr/snapshot-1" ] || { echo "# a snapshot before it was asked for"; return 1; }
+	kill -USR2 "$recorder"
+	wait_until 60 grep -q '^tracer record: snapshot 1: ' "$log" || { diag "$log"; return 1; }
+	taskset -c 0 "$GETPPID" 3000 0 / seq
+	kill -INT "$recorder"
+	wait "$recorder" || { diag "$log"; return 1; }
+	grep -q '^tracer record: 2 snapshots, ' "$log" || { diag "$log"; return 1; }
+	newest_contiguous "$work/fr/snapshot-1" 104999 1000 || return 1
+	newest_contiguous "$work/fr/snapshot-2" 102999 1000 || return 1
+	total=$(($(fds_of "$work/fr/snapshot-1" | wc -l) + $(fds_of "$work/fr/snapshot-2" | wc -l)))
+	[ $((total + $(overwritten "$log"))) = 8000 ] ||
+		{ echo "# $total in snapshots"; diag "$log"; return 1; }
+}
+check "flight recorder: SIGUSR2 and the end each write the newest calls, contiguous; snapshots + overwritten = all 8000" \
+	by_signal_and_at_the_end
+
+with_a_command() {
+	local log=$work/cmd.log
+	"$TRACER" record -o "$work/cmd" "${FLIGHT[@]}" -- taskset -c 0 "$GETPPID" 5000 0 / seq 2>"$log" ||
+		{ diag "$log"; return 1; }
+	[ "$(ls "$work/cmd")" = snapshot-1 ] || { ls "$work/cmd" | diag; return 1; }
+	newest_contiguous "$work/cmd/snapshot-1" 104999 1000
+}
+check "flight recorder of a command: one snapshot at its end, with its newest calls" with_a_command
+
+discard_refused() {
+	local status=0
+	"$TRACER" record --mode discard --flight-recorder -e sched:sched_switch -o "$work/no" \
+		2>"$work/no.log" || status=$?
+	[ "$status" = 2 ] && [ ! -e "$work/no" ] &&
+		grep -q -- '--flight-recorder keeps the newest events: it overwrites' "$work/no.log" ||
+		{ diag "$work/no.log"; return 1; }
+}
+check "--flight-recorder with --mode discard is refused" discard_refused
+
+echo "1..$n"
