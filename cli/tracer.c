@@ -59,6 +59,11 @@ static const char usage_report[] =
 "      --pid PID          only this process id\n"
 "      --event GLOB       only these events, e.g. 'sched:*' or sched_switch; repeat for more\n";
 
+static const char usage_snapshot[] =
+"usage: tracer snapshot [-o DIR]\n"
+"  -o, --output DIR       the directory a tracer record --flight-recorder writes into (default tracer.data)\n"
+"Writes what its buffers hold now as DIR/snapshot-N, as kill -USR2 does.\n";
+
 static const char usage_list[] =
 "usage: tracer list [GLOB]\n"
 "  GLOB                   only the tracepoints matching it, e.g. 'sched:*'\n";
@@ -68,6 +73,7 @@ static const char usage[] =
 "  record   record tracepoints into a CTF trace directory\n"
 "  report   print a trace's events from all CPUs in time order\n"
 "  list     list the tracepoints, optionally those matching a glob\n"
+"  snapshot ask a flight recorder (record --flight-recorder) for a snapshot\n"
 "  help     print a command's options: tracer help COMMAND\n"
 "tracer --version prints the version.\n";
 
@@ -454,6 +460,39 @@ static int cmd_list(int argc, char **argv)
 	return n <= 0 ? 1 : 0;
 }
 
+static int cmd_snapshot(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	const char *dir = "tracer.data";
+	char reply[1024];
+	int c;
+
+	while ((c = getopt_long(argc, argv, "o:h", options, NULL)) != -1) {
+		if (c == 'h') {
+			fputs(usage_snapshot, stdout);
+			return 0;
+		}
+		if (c != 'o')
+			return bad_option();
+		dir = optarg;
+	}
+	if (optind < argc) {
+		fprintf(stderr, "%s: unexpected '%s'; the recording's directory is -o DIR\n", me,
+			argv[optind]);
+		return 2;
+	}
+	if (tr_record_snapshot(dir, reply, sizeof(reply))) {
+		fprintf(stderr, "%s: %s\n", me, reply);
+		return 1;
+	}
+	printf("%s\n", reply);
+	return 0;
+}
+
 static const struct command {
 	const char *name;
 	int (*run)(int argc, char **argv);
@@ -462,6 +501,7 @@ static const struct command {
 	{ "record", cmd_record, usage_record },
 	{ "report", cmd_report, usage_report },
 	{ "list", cmd_list, usage_list },
+	{ "snapshot", cmd_snapshot, usage_snapshot },
 };
 
 static const struct command *find_command(const char *name)

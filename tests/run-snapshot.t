@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # record --flight-recorder: nothing written while recording, snapshots on
-# SIGUSR2 and at the end.  The workload is counter-stamped (getppid_n seq:
+# SIGUSR2, on `tracer snapshot` and at the end.  The workload is counter-stamped (getppid_n seq:
 # close(100000 + i), on CPU 0), so a snapshot must hold the newest calls,
 # contiguous and ending with the last one; babeltrace2 must read every
 # snapshot as a complete trace; and the snapshots' events plus those
@@ -71,6 +71,49 @@ with_a_command() {
 	newest_contiguous "$work/cmd/snapshot-1" 104999 1000
 }
 check "flight recorder of a command: one snapshot at its end, with its newest calls" with_a_command
+
+# Two flight recorders side by side; tracer snapshot asks one of them.
+by_command_of_one_session() {
+	local recorder_a recorder_b out
+	"$TRACER" record -a -o "$work/a" "${FLIGHT[@]}" 2>"$work/a.log" &
+	recorder_a=$!
+	"$TRACER" record -a -o "$work/b" "${FLIGHT[@]}" 2>"$work/b.log" &
+	recorder_b=$!
+	wait_until 60 grep -q '^tracer record: recording' "$work/a.log" &&
+		wait_until 60 grep -q '^tracer record: recording' "$work/b.log" ||
+		{ diag "$work/a.log" "$work/b.log"; return 1; }
+	taskset -c 0 "$GETPPID" 5000 0 / seq
+	out=$("$TRACER" snapshot -o "$work/a") || { echo "# $out"; return 1; }
+	[[ $out == "snapshot 1: "*" events in $work/a/snapshot-1" ]] || { echo "# $out"; return 1; }
+	[ ! -e "$work/b/snapshot-1" ] || { echo "# the other session took a snapshot"; return 1; }
+	newest_contiguous "$work/a/snapshot-1" 104999 1000 || return 1
+	kill -INT "$recorder_a" "$recorder_b"
+	wait "$recorder_a" && wait "$recorder_b" || { diag "$work/a.log" "$work/b.log"; return 1; }
+	newest_contiguous "$work/b/snapshot-1" 104999 1000
+}
+check "tracer snapshot -o DIR: that session's newest calls, the other session untouched" \
+	by_command_of_one_session
+
+no_such_session() {
+	local status=0
+	"$TRACER" snapshot -o "$work/nothing" 2>"$work/ns.log" || status=$?
+	[ "$status" = 1 ] && grep -q "^tracer snapshot: no flight recorder is recording into $work/nothing" "$work/ns.log" ||
+		{ diag "$work/ns.log"; return 1; }
+}
+check "tracer snapshot where nothing records: one line, exit 1" no_such_session
+
+killed_recorder() {
+	local recorder status=0
+	"$TRACER" record -a -o "$work/k" "${FLIGHT[@]}" 2>"$work/k.log" &
+	recorder=$!
+	wait_until 60 grep -q '^tracer record: recording' "$work/k.log" || { diag "$work/k.log"; return 1; }
+	kill -KILL "$recorder"
+	{ wait "$recorder"; } 2>/dev/null
+	"$TRACER" snapshot -o "$work/k" 2>"$work/k2.log" || status=$?
+	[ "$status" = 1 ] && grep -q "^tracer snapshot: the flight recorder of $work/k has ended" "$work/k2.log" ||
+		{ diag "$work/k2.log"; return 1; }
+}
+check "tracer snapshot of a killed recorder: it says the recorder ended" killed_recorder
 
 discard_refused() {
 	local status=0

@@ -118,18 +118,23 @@ void rec_write_comms(struct session *s)
  * (private and locked like it), written through the same steps as a
  * streamed trace: s->dir and the stream files stand for it meanwhile.
  */
-int rec_snapshot(struct session *s)
+int rec_snapshot(struct session *s, char *said, size_t len)
 {
 	struct tr_trace_dir recording = s->dir;
 	unsigned long before = s->records;
-	char path[PATH_MAX], why[1024];
+	char path[PATH_MAX], why[1024], mine[1024];
 	int err;
 
+	if (!said) {
+		said = mine;
+		len = sizeof(mine);
+	}
 	snprintf(path, sizeof(path), "%s/snapshot-%u", s->o->output, s->snapshots + 1);
 	err = tr_trace_dir_create(&s->dir, path, 0, why, sizeof(why));
 	if (err) {
 		s->dir = recording;
-		rec_say("no snapshot: %s", why);
+		snprintf(said, len, "no snapshot: %s", why);
+		rec_say("%s", said);
 		return err;
 	}
 	err = rec_write_metadata(s);
@@ -144,9 +149,13 @@ int rec_snapshot(struct session *s)
 	rec_close_streams(s);
 	tr_trace_dir_close(&s->dir);
 	s->dir = recording;
-	if (err)
+	if (err) {
+		snprintf(said, len, "no snapshot: writing %s failed: %s", path, strerror(-err));
+		rec_say("%s", said);
 		return err;
+	}
 	s->snapshots++;
-	rec_say("snapshot %u: %lu events in %s", s->snapshots, s->records - before, path);
+	snprintf(said, len, "snapshot %u: %lu events in %s", s->snapshots, s->records - before, path);
+	rec_say("%s", said);
 	return 0;
 }

@@ -699,8 +699,9 @@ static void run(struct session *s)
 			rec_consume(s);
 		else if (snapshot_requested) {
 			snapshot_requested = 0;
-			rec_snapshot(s);
+			rec_snapshot(s, NULL, 0);
 		}
+		rec_control_serve(s);
 		if (now >= next_status) {
 			status_line(s, start, now);
 			next_status = now + 1000000000ull;
@@ -781,6 +782,8 @@ static int setup(struct session *s, const struct trb_config *cfg)
 	if (!err)
 		err = create_trace_dir(s);
 	s->per_event = calloc(s->events.count, sizeof(*s->per_event));
+	if (!err && s->o->flight_recorder)
+		err = rec_control_open(s);
 	if (!err && !s->o->flight_recorder)
 		err = rec_write_metadata(s);
 	if (!err && !s->o->flight_recorder)
@@ -801,6 +804,7 @@ static void teardown(struct session *s)
 		tr_bpfbuf_close(&s->bufs);
 	if (s->use_kmod)
 		tr_kmodbuf_close(&s->kbufs);
+	rec_control_close(s);
 	tr_trace_dir_close(&s->dir);
 	rec_close_streams(s);
 	close(s->release_fd);
@@ -847,6 +851,7 @@ int tr_record(const struct tr_record_opts *o)
 		.dir = TR_TRACE_DIR_CLOSED,
 		.o = o, .ncpu = libbpf_num_possible_cpus(), .kbufs = { .fd = -1 },
 		.attached_fd = -1, .child_fd = -1, .release_fd = -1, .waiter = { .epoll_fd = -1 }, .misses_event = TR_KMOD_NO_EVENT,
+		.control_fd = -1,
 	};
 	const char *bad = geometry_problem(o);
 	int err, status = 0;
@@ -872,7 +877,7 @@ int tr_record(const struct tr_record_opts *o)
 		record_misses(&s, now_ns());
 		rec_finish_writing(&s);
 		if (o->flight_recorder)
-			rec_snapshot(&s);
+			rec_snapshot(&s, NULL, 0);
 		else
 			rec_consume(&s);
 		if (s.write_error)

@@ -40,4 +40,11 @@ struct tr_record_opts {
 /* Runs a recording; returns the exit status for the command line. */
 int tr_record(const struct tr_record_opts *opts);
 
+/*
+ * tracer snapshot: ask the flight recorder writing into dir for a
+ * snapshot.  0 with the recorder's answer in reply ("snapshot N: ..."), or
+ * -errno with why in reply.
+ */
+int tr_record_snapshot(const char *dir, char *reply, size_t len);
+
 #endif /* TRACER_RECORDER_H */

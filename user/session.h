@@ -55,6 +55,7 @@ struct session {
 	__u64 bytes;
 	int write_error;		/* -errno of a failed stream write */
 	unsigned int snapshots;		/* taken so far (--flight-recorder) */
+	int control_fd;			/* its control socket, or -1 */
 };
 
 /* "tracer record: " and the message, on a line of stderr. */
@@ -74,9 +75,18 @@ void rec_write_comms(struct session *s);
 /*
  * --flight-recorder: what the buffers hold now, the newest events, as a
  * complete trace in DIR/snapshot-N, read by the protocol's get/put while
- * the writers go on.  Says where, or why not.  0 or -errno.
+ * the writers go on.  Says where, or why not, on stderr and into said
+ * (when not NULL).  0 or -errno.
  */
-int rec_snapshot(struct session *s);
+int rec_snapshot(struct session *s, char *said, size_t len);
+
+/* --- record_control.c: tracer snapshot ---------------------------------------- */
+
+/* The recording's control socket, watched by the waiter.  0 or -errno. */
+int rec_control_open(struct session *s);
+/* Answer every request waiting (never blocks for a new one). */
+void rec_control_serve(struct session *s);
+void rec_control_close(struct session *s);
 
 /* --- record_consume.c: the buffers ----------------------------------------- */
 

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -390,6 +392,72 @@ int tr_trace_dir_write_comms(const struct tr_trace_dir *d, pid_t command, const 
 	if (proc)
 		closedir(proc);
 	return fclose(out) ? -errno : 0;
+}
+
+#define CONTROL "control"
+
+/*
+ * A socket address naming name inside the directory dir_fd, through
+ * /proc/self/fd: short whatever the directory's path, and resolved from
+ * the descriptor, not the path.
+ */
+static void control_address(struct sockaddr_un *sa, int dir_fd)
+{
+	memset(sa, 0, sizeof(*sa));
+	sa->sun_family = AF_UNIX;
+	snprintf(sa->sun_path, sizeof(sa->sun_path), "/proc/self/fd/%d/" CONTROL, dir_fd);
+}
+
+int tr_trace_dir_listen(const struct tr_trace_dir *d)
+{
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	struct sockaddr_un sa;
+	mode_t mask;
+	int err = 0;
+
+	if (fd < 0)
+		return -errno;
+	control_address(&sa, d->meta_fd);
+	mask = umask(077);
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 8))
+		err = -errno;
+	umask(mask);
+	if (!err && d->give_away &&
+	    fchownat(d->meta_fd, CONTROL, d->uid, d->gid, AT_SYMLINK_NOFOLLOW))
+		err = -errno;
+	if (err) {
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+void tr_trace_dir_unlisten(const struct tr_trace_dir *d, int fd)
+{
+	close(fd);
+	if (d->meta_fd >= 0)
+		unlinkat(d->meta_fd, CONTROL, 0);
+}
+
+int tr_trace_dir_connect(const char *path)
+{
+	int dir = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC), meta, fd, err = 0;
+	struct sockaddr_un sa;
+
+	if (dir < 0)
+		return -errno;
+	meta = openat(dir, META_DIR, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	close(dir);
+	if (meta < 0)
+		return -errno;
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	control_address(&sa, meta);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)))
+		err = -errno;
+	close(meta);
+	if (err && fd >= 0)
+		close(fd);
+	return err ? err : fd;
 }
 
 void tr_trace_dir_close(struct tr_trace_dir *d)

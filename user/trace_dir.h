@@ -52,6 +52,19 @@ int tr_trace_dir_write_formats(const struct tr_trace_dir *d, const struct tr_eve
  */
 int tr_trace_dir_write_comms(const struct tr_trace_dir *d, pid_t command, const char *name);
 
+/*
+ * The recording's control socket, .tracer/control: a listening Unix
+ * socket (SOCK_SEQPACKET, non-blocking) only its owner can reach.  The
+ * descriptor, or -errno (-EADDRINUSE: something is there already).
+ */
+int tr_trace_dir_listen(const struct tr_trace_dir *d);
+
+/* Close the control socket and remove it. */
+void tr_trace_dir_unlisten(const struct tr_trace_dir *d, int fd);
+
+/* Connect to the control socket of the recording writing into path: a descriptor, or -errno. */
+int tr_trace_dir_connect(const char *path);
+
 /* Close (and unlock) the directory; closed or never opened is fine. */
 void tr_trace_dir_close(struct tr_trace_dir *d);
 

@@ -14,10 +14,12 @@ int tr_waiter_init(struct tr_waiter *w)
 	sigemptyset(&stop);
 	sigaddset(&stop, SIGINT);
 	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGUSR2);
 	pthread_sigmask(SIG_BLOCK, &stop, &w->before);
 	w->during = w->before;
 	sigdelset(&w->during, SIGINT);
 	sigdelset(&w->during, SIGTERM);
+	sigdelset(&w->during, SIGUSR2);
 	return 0;
 }
 

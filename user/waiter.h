@@ -2,9 +2,10 @@
 /*
  * The recorder's one place to sleep: until a file descriptor it watches
  * is ready (a sub-buffer delivered, the command exited, attaching done),
- * a stop signal arrives, or a deadline passes.  Stop signals are blocked
- * outside the wait and let in only inside it, so none arrives unnoticed
- * between the check of the stop flag and the sleep.
+ * a signal it acts on arrives (SIGINT and SIGTERM stop, SIGUSR2 asks for a
+ * snapshot), or a deadline passes.  Those signals are blocked outside the
+ * wait and let in only inside it, so none arrives unnoticed between the
+ * check of its flag and the sleep.
  */
 #ifndef TRACER_WAITER_H
 #define TRACER_WAITER_H
@@ -18,7 +19,7 @@ struct tr_waiter {
 	sigset_t during;		/* ... while sleeping: stop signals let in */
 };
 
-/* Blocks the stop signals (SIGINT, SIGTERM) from now on.  0 or -errno. */
+/* Blocks SIGINT, SIGTERM and SIGUSR2 from now on.  0 or -errno. */
 int tr_waiter_init(struct tr_waiter *w);
 
 /* Wake when fd has one of the epoll events.  0 or -errno. */
