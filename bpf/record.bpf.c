@@ -66,6 +66,27 @@ const volatile bool tr_kmod_via_perf;
  */
 bool tr_stopped;
 
+/*
+ * --snapshot-on (a flight recorder on BPF buffers): the trigger's event,
+ * whether some -e records it too, and its filter's key in tr_filters.
+ * When the trigger fires it freezes the buffers (tr_frozen) and wakes the
+ * recorder; until the recorder has taken its snapshot and thawed them,
+ * records are not written but counted in tr_frozen_drops.  So the
+ * snapshot keeps what came before the trigger, however late the recorder
+ * wakes.
+ */
+const volatile __u32 tr_trigger_id = TR_NO_TRIGGER;
+const volatile bool tr_trigger_recorded;
+const volatile __u32 tr_trigger_filter;
+__u32 tr_frozen;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, __u64);
+	__uint(max_entries, 1);
+} tr_frozen_drops SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__type(key, __u32);
@@ -287,6 +308,47 @@ static __always_inline void record_through_kmod(void *ctx, __u32 id, __u32 size,
 	tr_kmod_write(id, scratch, size);
 }
 
+/* Whether event id's record is written: an -e selected it and its filter passes. */
+static __always_inline bool record_wanted(void *record, __u32 id,
+					  const struct tr_event_shape *shape, __u32 slot)
+{
+	if (id == tr_trigger_id && !tr_trigger_recorded)
+		return false;
+	return filter_passes(record, id, shape, slot);
+}
+
+static __always_inline void write_record(void *record, __u32 id, __u32 size,
+					 const struct tr_event_shape *shape)
+{
+	__u32 zero = 0;
+	__u64 *drops;
+
+	if (tr_frozen) {
+		drops = bpf_map_lookup_elem(&tr_frozen_drops, &zero);
+		if (drops)
+			*drops += 1;
+		return;
+	}
+	if (tr_use_kmod)
+		record_through_kmod(record, id, size, shape);
+	else
+		record_in_regions(record, id, size, shape);
+}
+
+/* After the record: fire the trigger if this is its event and its filter passes. */
+static __always_inline void check_trigger(void *record, __u32 id,
+					  const struct tr_event_shape *shape, __u32 slot)
+{
+	__u32 cpu;
+
+	if (id != tr_trigger_id || tr_frozen ||
+	    !filter_passes(record, tr_trigger_filter, shape, slot) ||
+	    __sync_val_compare_and_swap(&tr_frozen, 0, 1))
+		return;
+	cpu = bpf_get_smp_processor_id();
+	bpf_ringbuf_output(&trb_delivered, &cpu, sizeof(cpu), 0);
+}
+
 /*
  * The return value decides whether the kernel also hands the record to
  * the tracepoint's perf events.  1 lets other tools (perf stat, perf
@@ -300,20 +362,17 @@ int tr_tracepoint(void *ctx)
 {
 	__u32 id = bpf_get_attach_cookie(ctx);
 	const struct tr_event_shape *shape;
-	__u32 size;
 
 	if (tr_stopped)
 		return TR_SHARE;
 	shape = bpf_map_lookup_elem(&tr_events, &id);
-	if (!shape || !wanted() || !filter_passes(ctx, id, shape, TR_FILTER_SLOT_TRACEPOINT))
+	if (!shape || !wanted())
 		return tr_kmod_via_perf ? 0 : TR_SHARE;
 	if (tr_kmod_via_perf)
-		return 1;
-	size = record_size(ctx, shape);
-	if (tr_use_kmod)
-		record_through_kmod(ctx, id, size, shape);
-	else
-		record_in_regions(ctx, id, size, shape);
+		return filter_passes(ctx, id, shape, TR_FILTER_SLOT_TRACEPOINT);
+	if (record_wanted(ctx, id, shape, TR_FILTER_SLOT_TRACEPOINT))
+		write_record(ctx, id, record_size(ctx, shape), shape);
+	check_trigger(ctx, id, shape, TR_FILTER_SLOT_TRACEPOINT);
 	return TR_SHARE;
 }
 
@@ -356,13 +415,10 @@ static __always_inline int record_syscall(struct pt_regs *regs, long nr, bool ex
 		rec.args[4] = regs->r8;
 		rec.args[5] = regs->r9;
 	}
-	if (!filter_passes(&rec, id, shape, TR_FILTER_SLOT_TP_BTF))
-		return 0;
 	size = shape->fixed_size < sizeof(rec) ? shape->fixed_size : sizeof(rec);
-	if (tr_use_kmod)
-		record_through_kmod(&rec, id, size, shape);
-	else
-		record_in_regions(&rec, id, size, shape);
+	if (record_wanted(&rec, id, shape, TR_FILTER_SLOT_TP_BTF))
+		write_record(&rec, id, size, shape);
+	check_trigger(&rec, id, shape, TR_FILTER_SLOT_TP_BTF);
 	return 0;
 }
 

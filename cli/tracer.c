@@ -43,6 +43,8 @@ static const char usage_record[] =
 "      --mode MODE        discard (default: drop new events when full) or overwrite\n"
 "      --flight-recorder  overwrite, and write nothing until a snapshot: SIGUSR2 and the end of\n"
 "                         the recording each write the newest events to DIR/snapshot-N\n"
+"      --snapshot-on SYSTEM:EVENT[:FILTER]  with --flight-recorder, a snapshot whenever EVENT passes\n"
+"                         FILTER; the buffers hold still until it is taken\n"
 "      --buffer-size SIZE per-CPU buffer, a power of two, e.g. 4M (default 4M)\n"
 "      --subbuf-size SIZE sub-buffer, a power of two, e.g. 1M (default 1M)\n"
 "      --flush-ms MS      deliver partly filled sub-buffers every MS ms, 1 to 60000 (default 100)\n"
@@ -255,7 +257,7 @@ static int bad_option(void)
 }
 
 enum { OPT_COMM = 256, OPT_MODE, OPT_BUFFER, OPT_SUBBUF, OPT_FLUSH, OPT_BACKEND, OPT_FILTER,
-       OPT_FLIGHT };
+       OPT_FLIGHT, OPT_SNAPSHOT_ON };
 
 /* --mode given on the command line, to refuse --mode discard --flight-recorder. */
 static int mode_given;
@@ -303,6 +305,7 @@ static int record_option(struct tr_record_opts *o, const char **events, const ch
 		mode_given = 1;
 		return 0;
 	case OPT_FLIGHT: o->flight_recorder = 1; return 0;
+	case OPT_SNAPSHOT_ON: o->snapshot_on = optarg; return 0;
 	case OPT_BUFFER: return parse_size("--buffer-size", optarg, &o->buffer_size);
 	case OPT_SUBBUF: return parse_size("--subbuf-size", optarg, &o->subbuf_size);
 	case OPT_FLUSH:
@@ -339,6 +342,7 @@ static int cmd_record(int argc, char **argv)
 		{ "duration", required_argument, NULL, 'd' },
 		{ "mode", required_argument, NULL, OPT_MODE },
 		{ "flight-recorder", no_argument, NULL, OPT_FLIGHT },
+		{ "snapshot-on", required_argument, NULL, OPT_SNAPSHOT_ON },
 		{ "buffer-size", required_argument, NULL, OPT_BUFFER },
 		{ "subbuf-size", required_argument, NULL, OPT_SUBBUF },
 		{ "flush-ms", required_argument, NULL, OPT_FLUSH },
@@ -371,6 +375,11 @@ static int cmd_record(int argc, char **argv)
 	}
 	if (o.flight_recorder && mode_given && o.mode == TR_MODE_DISCARD) {
 		fprintf(stderr, "%s: --flight-recorder keeps the newest events: it overwrites, and --mode discard would keep the oldest\n",
+			me);
+		return 2;
+	}
+	if (o.snapshot_on && !o.flight_recorder) {
+		fprintf(stderr, "%s: --snapshot-on takes the snapshots of a flight recorder: add --flight-recorder\n",
 			me);
 		return 2;
 	}

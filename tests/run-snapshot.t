@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # record --flight-recorder: nothing written while recording, snapshots on
-# SIGUSR2, on `tracer snapshot` and at the end.  The workload is counter-stamped (getppid_n seq:
+# SIGUSR2, on `tracer snapshot`, on a trigger event and at the end.  The workload is counter-stamped (getppid_n seq:
 # close(100000 + i), on CPU 0), so a snapshot must hold the newest calls,
 # contiguous and ending with the last one; babeltrace2 must read every
 # snapshot as a complete trace; and the snapshots' events plus those
@@ -114,6 +114,56 @@ killed_recorder() {
 		{ diag "$work/k2.log"; return 1; }
 }
 check "tracer snapshot of a killed recorder: it says the recorder ended" killed_recorder
+
+# "N not written while the buffers were frozen" of the summary.
+frozen() { # frozen LOG
+	grep -o '[0-9]* not written while the buffers were frozen' "$1" | awk '{ n += $1 } END { print n + 0 }'
+}
+
+# The trigger is the last call of the first run: the snapshot it fires
+# ends there, whatever the second run does meanwhile.
+by_trigger() {
+	local log=$work/trig.log total
+	"$TRACER" record -o "$work/trig" "${FLIGHT[@]}" \
+		--snapshot-on 'syscalls:sys_enter_close:fd == 104999' \
+		-- taskset -c 0 sh -c "$GETPPID 5000 0 / seq; $GETPPID 3000 0 / seq" 2>"$log" ||
+		{ diag "$log"; return 1; }
+	grep -q '^tracer record: syscalls:sys_enter_close fired: snapshot 1: ' "$log" &&
+		grep -q '^tracer record: 2 snapshots, ' "$log" || { diag "$log"; return 1; }
+	newest_contiguous "$work/trig/snapshot-1" 104999 1000 || return 1
+	total=$(($(fds_of "$work/trig/snapshot-1" | wc -l) + $(fds_of "$work/trig/snapshot-2" | wc -l)))
+	[ $((total + $(overwritten "$log") + $(frozen "$log"))) = 8000 ] ||
+		{ echo "# $total in snapshots"; diag "$log"; return 1; }
+}
+check "--snapshot-on EVENT:FILTER: its snapshot ends with the triggering call; snapshots + overwritten + frozen = all 8000" \
+	by_trigger
+
+# SNAPSHOT-ON SPEC @ the message
+bad_triggers=(
+	"syscalls:sys_enter_clos@unknown event 'syscalls:sys_enter_clos'; did you mean syscalls:sys_enter_close"
+	"syscalls:*@--snapshot-on 'syscalls:*': one event, as system:event[:filter]"
+	"syscalls:sys_enter_close:fdd == 1@--snapshot-on 'syscalls:sys_enter_close:fdd == 1': filter 'fdd == 1': column 1: syscalls:sys_enter_close has no field 'fdd'; did you mean fd?"
+)
+trigger_refused() { # trigger_refused SPEC MESSAGE
+	local status=0
+	"$TRACER" record --flight-recorder -e sched:sched_switch --snapshot-on "$1" -o "$work/t$n" \
+		2>"$work/t$n.log" || status=$?
+	[ "$status" = 2 ] && [ ! -e "$work/t$n" ] && grep -q -F -- "tracer record: $2" "$work/t$n.log" ||
+		{ echo "# status $status"; diag "$work/t$n.log"; return 1; }
+}
+for c in "${bad_triggers[@]}"; do
+	IFS='@' read -r spec message <<<"$c"
+	check "--snapshot-on '$spec' refused" trigger_refused "$spec" "$message"
+done
+
+trigger_needs_flight() {
+	local status=0
+	"$TRACER" record -e sched:sched_switch --snapshot-on sched:sched_switch -o "$work/nf" \
+		2>"$work/nf.log" || status=$?
+	[ "$status" = 2 ] && grep -q -- '--snapshot-on takes the snapshots of a flight recorder: add --flight-recorder' "$work/nf.log" ||
+		{ diag "$work/nf.log"; return 1; }
+}
+check "--snapshot-on without --flight-recorder is refused" trigger_needs_flight
 
 discard_refused() {
 	local status=0

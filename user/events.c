@@ -300,6 +300,51 @@ int tr_events_resolve(struct tr_event_set *set, const char *const *specs,
 	return err;
 }
 
+int tr_events_add_trigger(struct tr_event_set *set, const char *spec, __u32 *id,
+			  int *recorded, struct tr_filter *trigger, char *why, size_t whylen)
+{
+	const char *colon = strchr(spec, ':'), *filter = colon ? strchr(colon + 1, ':') : NULL;
+	char *name = strndup(spec, filter ? (size_t)(filter - spec) : strlen(spec)), **names;
+	struct tr_event *ev;
+	char what[512];
+	int err = 0, i, found = 0;
+
+	memset(trigger, 0, sizeof(*trigger));
+	if (!name)
+		return -ENOMEM;
+	if (!colon || strpbrk(name, "*?[")) {
+		snprintf(why, whylen, "--snapshot-on '%s': one event, as system:event[:filter]", spec);
+		free(name);
+		return -EINVAL;
+	}
+	ev = find_event(set, name);
+	*recorded = ev != NULL;
+	names = ev ? NULL : all_event_names();
+	for (i = 0; names && names[i] && !found; i++)
+		found = !strcmp(names[i], name);
+	if (!ev && !found) {
+		if (names)
+			suggest(name, names, why, whylen);
+		else
+			no_names(why, whylen);
+		err = -ENOENT;
+	}
+	if (!err && !ev) {
+		err = add_event(set, name, why, whylen);
+		ev = err ? NULL : &set->events[set->count - 1];
+	}
+	tracefs_list_free(names);
+	if (ev) {
+		*id = ev->id;
+		if (filter && filter[1])
+			err = tr_filter_compile(ev->tep, filter + 1, trigger, what, sizeof(what));
+		if (err)
+			snprintf(why, whylen, "--snapshot-on '%s': filter '%s': %s", spec, filter + 1, what);
+	}
+	free(name);
+	return err;
+}
+
 void tr_events_free(struct tr_event_set *set)
 {
 	unsigned int i;

@@ -50,6 +50,15 @@ int tr_events_resolve(struct tr_event_set *set, const char *const *specs,
 void tr_events_free(struct tr_event_set *set);
 
 /*
+ * --snapshot-on SPEC: "system:event" (no glob) then, after another ':',
+ * an optional filter.  Its event joins the set if no spec selected it;
+ * *id is its id, *recorded whether a spec selected it, trigger its filter
+ * (empty: every instance fires).  0, or -errno with one line in why.
+ */
+int tr_events_add_trigger(struct tr_event_set *set, const char *spec, __u32 *id,
+			  int *recorded, struct tr_filter *trigger, char *why, size_t whylen);
+
+/*
  * The common fields a tracefs format starts with, for the formats of
  * records that are not a tracepoint's (struct trace_entry's layout).
  */

@@ -58,8 +58,10 @@ static void answer(struct session *s, int conn)
 			 s->o->output);
 	else if (strcmp(request, REQUEST))
 		snprintf(reply, sizeof(reply), "refused: unknown request");
-	else
+	else {
 		rec_snapshot(s, reply, sizeof(reply));
+		rec_say("%s", reply);
+	}
 	send(conn, reply, strlen(reply), MSG_NOSIGNAL);
 }
 

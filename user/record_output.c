@@ -122,19 +122,14 @@ int rec_snapshot(struct session *s, char *said, size_t len)
 {
 	struct tr_trace_dir recording = s->dir;
 	unsigned long before = s->records;
-	char path[PATH_MAX], why[1024], mine[1024];
+	char path[PATH_MAX], why[1024];
 	int err;
 
-	if (!said) {
-		said = mine;
-		len = sizeof(mine);
-	}
 	snprintf(path, sizeof(path), "%s/snapshot-%u", s->o->output, s->snapshots + 1);
 	err = tr_trace_dir_create(&s->dir, path, 0, why, sizeof(why));
 	if (err) {
 		s->dir = recording;
 		snprintf(said, len, "no snapshot: %s", why);
-		rec_say("%s", said);
 		return err;
 	}
 	err = rec_write_metadata(s);
@@ -151,11 +146,9 @@ int rec_snapshot(struct session *s, char *said, size_t len)
 	s->dir = recording;
 	if (err) {
 		snprintf(said, len, "no snapshot: writing %s failed: %s", path, strerror(-err));
-		rec_say("%s", said);
 		return err;
 	}
 	s->snapshots++;
 	snprintf(said, len, "snapshot %u: %lu events in %s", s->snapshots, s->records - before, path);
-	rec_say("%s", said);
 	return 0;
 }

@@ -135,14 +135,14 @@ static void choose_syscall_programs(struct session *s)
 	bpf_program__set_autoload(s->skel->progs.tr_sys_exit, exit);
 }
 
-static bool has_filters(const struct tr_event_set *set)
+static bool has_filters(const struct session *s)
 {
 	unsigned int i;
 
-	for (i = 0; i < set->count; i++)
-		if (set->events[i].filter)
+	for (i = 0; i < s->events.count; i++)
+		if (s->events.events[i].filter)
 			return true;
-	return false;
+	return s->trigger.ninsn > 0;
 }
 
 static int configure(struct session *s, const struct trb_config *cfg)
@@ -168,9 +168,13 @@ static int configure(struct session *s, const struct trb_config *cfg)
 				 s->use_kmod ? 1 : s->ncpu);
 	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.tr_cpus, s->ncpu);
+	/* The events' filters by id, then the trigger's. */
 	if (!err)
-		err = bpf_map__set_max_entries(skel->maps.tr_filters, s->events.count);
-	skel->rodata->tr_have_filters = has_filters(&s->events);
+		err = bpf_map__set_max_entries(skel->maps.tr_filters, s->events.count + 1);
+	skel->rodata->tr_have_filters = has_filters(s);
+	skel->rodata->tr_trigger_id = s->trigger_id;
+	skel->rodata->tr_trigger_recorded = s->trigger_recorded;
+	skel->rodata->tr_trigger_filter = s->events.count;
 	if (!skel->rodata->tr_follow_forks)
 		bpf_program__set_autoload(skel->progs.tr_follow_fork, false);
 	s->derive_context = kernel_resolves_preempt_count();
@@ -219,6 +223,10 @@ static int fill_maps(struct session *s)
 			err = bpf_map__update_elem(s->skel->maps.tr_filters, &i, sizeof(i),
 						   s->events.events[i].filter,
 						   sizeof(struct tr_filter), BPF_ANY);
+	if (!err && s->trigger.ninsn)
+		err = bpf_map__update_elem(s->skel->maps.tr_filters, &s->events.count,
+					   sizeof(s->events.count), &s->trigger,
+					   sizeof(s->trigger), BPF_ANY);
 	if (!err)
 		err = fill_syscall_map(s);
 	if (!err && o->pid) {
@@ -655,6 +663,32 @@ static int start_recording(struct session *s)
 	return 1;
 }
 
+/* SIGUSR2, and the end of a flight recording. */
+static void snapshot(struct session *s)
+{
+	char said[1024];
+
+	if (!s->o->flight_recorder)
+		return;
+	rec_snapshot(s, said, sizeof(said));
+	rec_say("%s", said);
+}
+
+/*
+ * --snapshot-on fired and froze the buffers: the snapshot holds what came
+ * before it; then the writers go on.
+ */
+static void triggered_snapshot(struct session *s)
+{
+	const struct tr_event *ev = &s->events.events[s->trigger_id];
+	char said[1024];
+
+	rec_snapshot(s, said, sizeof(said));
+	__atomic_store_n(&s->skel->bss->tr_frozen, 0, __ATOMIC_RELEASE);
+	s->triggered++;
+	rec_say("%s:%s fired: %s", ev->system, ev->name, said);
+}
+
 static __u64 earliest(__u64 a, __u64 b)
 {
 	return a < b ? a : b;
@@ -697,10 +731,12 @@ static void run(struct session *s)
 		}
 		if (!o->flight_recorder)
 			rec_consume(s);
-		else if (snapshot_requested) {
+		if (snapshot_requested) {
 			snapshot_requested = 0;
-			rec_snapshot(s, NULL, 0);
+			snapshot(s);
 		}
+		if (s->skel->bss->tr_frozen)
+			triggered_snapshot(s);
 		rec_control_serve(s);
 		if (now >= next_status) {
 			status_line(s, start, now);
@@ -715,6 +751,21 @@ static void run(struct session *s)
 }
 
 /* --- Summary ------------------------------------------------------------- */
+
+/* Records not written while --snapshot-on's trigger froze the buffers. */
+static __u64 frozen_drops(const struct session *s)
+{
+	__u64 *per_cpu = calloc(s->ncpu, sizeof(*per_cpu)), sum = 0;
+	__u32 zero = 0;
+	unsigned int cpu;
+
+	if (per_cpu && !bpf_map__lookup_elem(s->skel->maps.tr_frozen_drops, &zero, sizeof(zero),
+					     per_cpu, s->ncpu * sizeof(*per_cpu), 0))
+		for (cpu = 0; cpu < s->ncpu; cpu++)
+			sum += per_cpu[cpu];
+	free(per_cpu);
+	return sum;
+}
 
 static void summary(struct session *s)
 {
@@ -741,6 +792,9 @@ static void summary(struct session *s)
 	if (s->misses)
 		fprintf(stderr, "  all cpus lost: %llu skipped by the kernel (a BPF program was already running on their CPU: recursion misses)\n",
 			(unsigned long long)s->misses);
+	if (frozen_drops(s))
+		fprintf(stderr, "  all cpus lost: %llu not written while the buffers were frozen for a triggered snapshot\n",
+			(unsigned long long)frozen_drops(s));
 }
 
 static int libbpf_to_stderr(enum libbpf_print_level level, const char *fmt, va_list args)
@@ -774,6 +828,9 @@ static int setup(struct session *s, const struct trb_config *cfg)
 	}
 	err = tr_events_resolve(&s->events, s->o->events, s->o->filters, s->o->nevents,
 				why, sizeof(why));
+	if (!err && s->o->snapshot_on)
+		err = tr_events_add_trigger(&s->events, s->o->snapshot_on, &s->trigger_id,
+					    &s->trigger_recorded, &s->trigger, why, sizeof(why));
 	if (err) {
 		rec_say("%s", why);
 		return err;
@@ -846,12 +903,12 @@ int tr_record(const struct tr_record_opts *o)
 		.nsubbuf = o->subbuf_size ? o->buffer_size / o->subbuf_size : 0,
 	};
 	struct sigaction stop = { .sa_handler = on_stop_signal };
-	struct sigaction snapshot = { .sa_handler = on_snapshot_signal, .sa_flags = SA_RESTART };
+	struct sigaction ask_snapshot = { .sa_handler = on_snapshot_signal, .sa_flags = SA_RESTART };
 	struct session s = {
 		.dir = TR_TRACE_DIR_CLOSED,
 		.o = o, .ncpu = libbpf_num_possible_cpus(), .kbufs = { .fd = -1 },
 		.attached_fd = -1, .child_fd = -1, .release_fd = -1, .waiter = { .epoll_fd = -1 }, .misses_event = TR_KMOD_NO_EVENT,
-		.control_fd = -1,
+		.control_fd = -1, .trigger_id = TR_NO_TRIGGER,
 	};
 	const char *bad = geometry_problem(o);
 	int err, status = 0;
@@ -862,7 +919,7 @@ int tr_record(const struct tr_record_opts *o)
 	}
 	sigaction(SIGINT, &stop, NULL);
 	sigaction(SIGTERM, &stop, NULL);
-	sigaction(SIGUSR2, &snapshot, NULL);
+	sigaction(SIGUSR2, &ask_snapshot, NULL);
 	libbpf_set_print(o->verbose ? libbpf_to_stderr : NULL);
 	err = tr_waiter_init(&s.waiter);
 	if (!err)
@@ -877,7 +934,7 @@ int tr_record(const struct tr_record_opts *o)
 		record_misses(&s, now_ns());
 		rec_finish_writing(&s);
 		if (o->flight_recorder)
-			rec_snapshot(&s, NULL, 0);
+			snapshot(&s);
 		else
 			rec_consume(&s);
 		if (s.write_error)

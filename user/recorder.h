@@ -29,6 +29,7 @@ struct tr_record_opts {
 	double duration;		/* seconds, 0 for until stopped */
 	enum tr_buf_mode mode;
 	int flight_recorder;		/* overwrite, written only in snapshots */
+	const char *snapshot_on;	/* --snapshot-on "system:event[:filter]", or NULL */
 	__u64 buffer_size;		/* per CPU */
 	__u64 subbuf_size;
 	unsigned int flush_ms;

@@ -10,6 +10,9 @@
 #include <pthread.h>
 #include <sys/types.h>
 
+#include <tracer/filter.h>
+#include <tracer/record.h>
+
 #include "recorder.h"
 #include "events.h"
 #include "bpfbuf.h"
@@ -56,6 +59,10 @@ struct session {
 	int write_error;		/* -errno of a failed stream write */
 	unsigned int snapshots;		/* taken so far (--flight-recorder) */
 	int control_fd;			/* its control socket, or -1 */
+	__u32 trigger_id;		/* --snapshot-on's event, or TR_NO_TRIGGER */
+	int trigger_recorded;		/* ... which an -e records too */
+	struct tr_filter trigger;	/* ... and its filter */
+	unsigned int triggered;		/* snapshots it fired */
 };
 
 /* "tracer record: " and the message, on a line of stderr. */
@@ -75,8 +82,7 @@ void rec_write_comms(struct session *s);
 /*
  * --flight-recorder: what the buffers hold now, the newest events, as a
  * complete trace in DIR/snapshot-N, read by the protocol's get/put while
- * the writers go on.  Says where, or why not, on stderr and into said
- * (when not NULL).  0 or -errno.
+ * the writers go on.  Where, or why not, in said.  0 or -errno.
  */
 int rec_snapshot(struct session *s, char *said, size_t len);
 

@@ -45,6 +45,9 @@ struct tr_syscall_events {
 	__u32 exit;
 };
 
+/* tr_trigger_id when there is no --snapshot-on. */
+#define TR_NO_TRIGGER		0xffffffffu
+
 /* Where the data of the dynamic field located by the u32 loc ends. */
 static inline __u32 tr_dyn_end(__u32 loc, __u16 dyn_offset)
 {
