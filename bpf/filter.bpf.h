@@ -46,7 +46,7 @@ struct {
 
 struct filter_run {
 	struct trace_entry common;	/* the record's common header, as written */
-	__u32 id;
+	__u32 key;			/* of the program in tr_filters */
 	__u32 depth;			/* booleans on the stack */
 	__u64 stack;			/* the top in bit 0 */
 	bool malformed;
@@ -200,7 +200,7 @@ static long filter_step(__u64 i, void *ctx)
 {
 	const struct filter_ctx *fc = ctx;
 	struct filter_run *run = fc->run;
-	const struct tr_filter *f = bpf_map_lookup_elem(&tr_filters, &run->id);
+	const struct tr_filter *f = bpf_map_lookup_elem(&tr_filters, &run->key);
 	const struct tr_filter_insn *insn;
 	__u64 a, b;
 
@@ -235,16 +235,16 @@ malformed:
 }
 
 /*
- * Whether event id's filter passes the record.  common is its common
- * header as the record will hold it; slot the TR_FILTER_SLOT_* of the
- * calling program.  A malformed program passes all: a filter never loses
- * events by mistake.
+ * Whether the filter at key in tr_filters passes the record.  common is
+ * its common header as the record will hold it; slot the TR_FILTER_SLOT_*
+ * of the calling program.  A malformed program passes all: a filter never
+ * loses events by mistake.
  */
 static __always_inline bool tr_filter_passes(const void *record, const struct trace_entry *common,
-					     __u32 id, __u32 slot)
+					     __u32 key, __u32 slot)
 {
 	struct filter_ctx fc = { .record = record };
-	const struct tr_filter *f = bpf_map_lookup_elem(&tr_filters, &id);
+	const struct tr_filter *f = bpf_map_lookup_elem(&tr_filters, &key);
 	struct filter_run *run;
 
 	if (!f || !f->ninsn)
@@ -253,7 +253,7 @@ static __always_inline bool tr_filter_passes(const void *record, const struct tr
 	if (!run)
 		return true;
 	run->common = *common;
-	run->id = id;
+	run->key = key;
 	run->depth = 0;
 	run->stack = 0;
 	run->malformed = false;

@@ -231,8 +231,11 @@ static __always_inline void fill_context(struct trace_entry *common)
 	common->preempt_count = (depth < 15 ? depth : 15) | (migrate < 15 ? migrate : 15) << 4;
 }
 
-/* Whether the event's --filter passes the record (before any space is taken). */
-static __always_inline bool filter_passes(const void *record, __u32 id,
+/*
+ * Whether the filter at key in tr_filters (an event's --filter at its id,
+ * the trigger's after them) passes the record, before any space is taken.
+ */
+static __always_inline bool filter_passes(const void *record, __u32 key,
 					  const struct tr_event_shape *shape, __u32 slot)
 {
 	struct trace_entry common = {};
@@ -242,7 +245,7 @@ static __always_inline bool filter_passes(const void *record, __u32 id,
 	common.type = shape->kernel_id;
 	common.pid = bpf_get_current_pid_tgid();
 	fill_context(&common);
-	return tr_filter_passes(record, &common, id, slot);
+	return tr_filter_passes(record, &common, key, slot);
 }
 
 /* Bytes of the raw record: its fixed part and its dynamic data. */
@@ -326,7 +329,7 @@ static __always_inline void write_record(void *record, __u32 id, __u32 size,
 	if (tr_frozen) {
 		drops = bpf_map_lookup_elem(&tr_frozen_drops, &zero);
 		if (drops)
-			*drops += 1;
+			__sync_fetch_and_add(drops, 1);
 		return;
 	}
 	if (tr_use_kmod)
