@@ -54,6 +54,8 @@ by_signal_and_at_the_end() {
 	kill -INT "$recorder"
 	wait "$recorder" || { diag "$log"; return 1; }
 	grep -q '^tracer record: 2 snapshots, ' "$log" || { diag "$log"; return 1; }
+	"$TRACER" report "$work/fr" 2>&1 | grep -q "holds a flight recorder's snapshots, each a trace: $work/fr/snapshot-1" ||
+		{ echo "# report of the recording's directory does not point at its snapshots"; return 1; }
 	newest_contiguous "$work/fr/snapshot-1" 104999 1000 || return 1
 	newest_contiguous "$work/fr/snapshot-2" 102999 1000 || return 1
 	total=$(($(fds_of "$work/fr/snapshot-1" | wc -l) + $(fds_of "$work/fr/snapshot-2" | wc -l)))
