@@ -188,6 +188,8 @@ static int integer_value(struct parser *p, const struct operand *o, __u64 *value
 	char *text = strndup(start, n), *end;
 	int bad;
 
+	if (!text)
+		return fail(p, start, "out of memory");
 	errno = 0;
 	if (o->insn.is_signed)
 		*value = strtoll(text, &end, 0);
@@ -295,6 +297,8 @@ static int parse_comparison(struct parser *p)
 		return fail(p, where, *where ? "a field name should come here" :
 			    "the filter ends where a field name should come");
 	name = strndup(where, n);
+	if (!name)
+		return fail(p, where, "out of memory");
 	p->at += n;
 	err = field_operand(p, where, name, &o);
 	if (!err)
