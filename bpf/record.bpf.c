@@ -366,8 +366,9 @@ int tr_tracepoint(void *ctx)
 	__u32 id = bpf_get_attach_cookie(ctx);
 	const struct tr_event_shape *shape;
 
+	/* With tr_kmod_via_perf the return value is the record: none after the stop. */
 	if (tr_stopped)
-		return TR_SHARE;
+		return tr_kmod_via_perf ? 0 : TR_SHARE;
 	shape = bpf_map_lookup_elem(&tr_events, &id);
 	if (!shape || !wanted())
 		return tr_kmod_via_perf ? 0 : TR_SHARE;
