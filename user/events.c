@@ -244,18 +244,17 @@ static int add_filter(struct tr_event *ev, const char *spec, const char *filter,
 			 ev->system, ev->name, spec, what);
 	else if (err)
 		snprintf(why, whylen, "--filter '%s': %s", filter, what);
-	if (!err && ev->filter) {
+	if (!err && !ev->filter) {
+		ev->filter = prog;
+		return 0;
+	}
+	if (!err) {
 		err = tr_filter_or(ev->filter, prog);
 		if (err)
 			snprintf(why, whylen, "the filters of %s:%s from several -e options make more than %d operations together",
 				 ev->system, ev->name, TR_FILTER_MAX_INSNS);
-		free(prog);
-		return err;
 	}
-	if (!err)
-		ev->filter = prog;
-	else
-		free(prog);
+	free(prog);
 	return err;
 }
 

@@ -685,7 +685,6 @@ static void triggered_snapshot(struct session *s)
 
 	rec_snapshot(s, said, sizeof(said));
 	__atomic_store_n(&s->skel->bss->tr_frozen, 0, __ATOMIC_RELEASE);
-	s->triggered++;
 	rec_say("%s:%s fired: %s", ev->system, ev->name, said);
 }
 
@@ -769,6 +768,7 @@ static __u64 frozen_drops(const struct session *s)
 
 static void summary(struct session *s)
 {
+	__u64 frozen = frozen_drops(s);
 	unsigned int i, cpu;
 
 	if (s->o->flight_recorder)
@@ -792,9 +792,9 @@ static void summary(struct session *s)
 	if (s->misses)
 		fprintf(stderr, "  all cpus lost: %llu skipped by the kernel (a BPF program was already running on their CPU: recursion misses)\n",
 			(unsigned long long)s->misses);
-	if (frozen_drops(s))
+	if (frozen)
 		fprintf(stderr, "  all cpus lost: %llu not written while the buffers were frozen for a triggered snapshot\n",
-			(unsigned long long)frozen_drops(s));
+			(unsigned long long)frozen);
 }
 
 static int libbpf_to_stderr(enum libbpf_print_level level, const char *fmt, va_list args)

@@ -62,7 +62,6 @@ struct session {
 	__u32 trigger_id;		/* --snapshot-on's event, or TR_NO_TRIGGER */
 	int trigger_recorded;		/* ... which an -e records too */
 	struct tr_filter trigger;	/* ... and its filter */
-	unsigned int triggered;		/* snapshots it fired */
 };
 
 /* "tracer record: " and the message, on a line of stderr. */

@@ -397,7 +397,7 @@ int tr_trace_dir_write_comms(const struct tr_trace_dir *d, pid_t command, const 
 #define CONTROL "control"
 
 /*
- * A socket address naming name inside the directory dir_fd, through
+ * The address of the control socket inside the directory dir_fd, through
  * /proc/self/fd: short whatever the directory's path, and resolved from
  * the descriptor, not the path.
  */
