@@ -36,6 +36,26 @@ skip() { # skip DESCRIPTION REASON
 }
 diag() { sed 's/^/# /' "$@"; }
 
+# Where a command that must be refused is told to write (-o "$out").
+out=$work/out
+
+# refused CODE PATTERN ARGS...: tracer ARGS exits CODE with one line on
+# stderr matching PATTERN (extended regex), and creates no $out.
+refused() {
+	local code=$1 pattern=$2
+	shift 2
+	rm -rf "$out"
+	"$TRACER" "$@" >"$work/stdout" 2>"$work/stderr"
+	local got=$? lines
+	lines=$(wc -l <"$work/stderr")
+	[ "$got" = "$code" ] && [ "$lines" = 1 ] && grep -qE -- "$pattern" "$work/stderr" &&
+		[ ! -e "$out" ] ||
+		{ echo "# exit $got, $lines lines"; diag "$work/stderr"; [ ! -e "$out" ] || echo "# $out created"; return 1; }
+}
+
+# TEXT as an extended regex that matches it literally.
+literally() { printf '%s' "$1" | sed 's/[][\.*^$(){}?+|]/\\&/g'; }
+
 require_root() { # require_root WHY: the whole script is skipped without root
 	[ "$(id -u)" = 0 ] && return 0
 	echo "1..0 # SKIP $1"

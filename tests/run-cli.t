@@ -7,21 +7,6 @@ TEST_NAME=cli
 . "$(dirname "$0")/lib.sh"
 require_root "recording with BPF needs root here"
 keep_tracefs_as_found
-out=$work/out
-
-# refused CODE PATTERN ARGS...: tracer ARGS exits CODE with one line on
-# stderr matching PATTERN (extended regex), and creates no $out.
-refused() {
-	local code=$1 pattern=$2
-	shift 2
-	rm -rf "$out"
-	"$TRACER" "$@" >"$work/stdout" 2>"$work/stderr"
-	local got=$? lines
-	lines=$(wc -l <"$work/stderr")
-	[ "$got" = "$code" ] && [ "$lines" = 1 ] && grep -qE -- "$pattern" "$work/stderr" &&
-		[ ! -e "$out" ] ||
-		{ echo "# exit $got, $lines lines"; diag "$work/stderr"; [ ! -e "$out" ] || echo "# $out created"; return 1; }
-}
 
 # table COMMAND...: runs the rows on stdin, "CODE|PATTERN|ARGS" with ARGS
 # as the shell splits them, each as tracer COMMAND... ARGS.

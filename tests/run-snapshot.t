@@ -146,35 +146,18 @@ bad_triggers=(
 	"syscalls:*@--snapshot-on 'syscalls:*': one event, as system:event[:filter]"
 	"syscalls:sys_enter_close:fdd == 1@--snapshot-on 'syscalls:sys_enter_close:fdd == 1': filter 'fdd == 1': column 1: syscalls:sys_enter_close has no field 'fdd'; did you mean fd?"
 )
-trigger_refused() { # trigger_refused SPEC MESSAGE
-	local status=0
-	"$TRACER" record --flight-recorder -e sched:sched_switch --snapshot-on "$1" -o "$work/t$n" \
-		2>"$work/t$n.log" || status=$?
-	[ "$status" = 2 ] && [ ! -e "$work/t$n" ] && grep -q -F -- "tracer record: $2" "$work/t$n.log" ||
-		{ echo "# status $status"; diag "$work/t$n.log"; return 1; }
-}
 for c in "${bad_triggers[@]}"; do
 	IFS='@' read -r spec message <<<"$c"
-	check "--snapshot-on '$spec' refused" trigger_refused "$spec" "$message"
+	check "--snapshot-on '$spec' refused" refused 2 "$(literally "tracer record: $message")" \
+		record --flight-recorder -e sched:sched_switch --snapshot-on "$spec" -o "$out"
 done
 
-trigger_needs_flight() {
-	local status=0
-	"$TRACER" record -e sched:sched_switch --snapshot-on sched:sched_switch -o "$work/nf" \
-		2>"$work/nf.log" || status=$?
-	[ "$status" = 2 ] && grep -q -- '--snapshot-on takes the snapshots of a flight recorder: add --flight-recorder' "$work/nf.log" ||
-		{ diag "$work/nf.log"; return 1; }
-}
-check "--snapshot-on without --flight-recorder is refused" trigger_needs_flight
+check "--snapshot-on without --flight-recorder is refused" \
+	refused 2 "--snapshot-on takes the snapshots of a flight recorder: add --flight-recorder" \
+	record -e sched:sched_switch --snapshot-on sched:sched_switch -o "$out"
 
-discard_refused() {
-	local status=0
-	"$TRACER" record --mode discard --flight-recorder -e sched:sched_switch -o "$work/no" \
-		2>"$work/no.log" || status=$?
-	[ "$status" = 2 ] && [ ! -e "$work/no" ] &&
-		grep -q -- '--flight-recorder keeps the newest events: it overwrites' "$work/no.log" ||
-		{ diag "$work/no.log"; return 1; }
-}
-check "--flight-recorder with --mode discard is refused" discard_refused
+check "--flight-recorder with --mode discard is refused" \
+	refused 2 "--flight-recorder keeps the newest events: it overwrites" \
+	record --mode discard --flight-recorder -e sched:sched_switch -o "$out"
 
 echo "1..$n"
