@@ -37,8 +37,11 @@ struct scenario {
 	int holder;		/* writer 0 sleeps inside some reservations */
 	int slow_reader;	/* the reader naps between sub-buffers */
 	long signal_ns;		/* interval of each writer's signal timer */
-	int run_ms;
+	int run_ms;		/* at least; then until the run has exercised its case */
 };
+
+/* However loaded the machine, a run that has not exercised its case by then fails. */
+#define MAX_RUN_MS	120000
 
 /* Payload of every record: who wrote it, which attempt, and filler. */
 struct record {
@@ -88,7 +91,7 @@ static void emit(struct run *r, __u32 stream, int hold)
 	if (seq >= MAX_SEQ)
 		return;
 	in_reservation = 1;
-	if (trb_reserve(&r->buf.rb, &s, stream + 1, sizeof(*rec) + fill) == 0) {
+	if (trb_reserve(&r->buf.rb, &s, stream + 1, sizeof(*rec) + fill, 0) == 0) {
 		rec = trb_payload(&s);
 		rec->stream = stream;
 		rec->fill = fill;
@@ -230,11 +233,37 @@ static void *reader(void *p)
 	return NULL;
 }
 
+/*
+ * What reconcile() checks the run exercised: signal handlers writing
+ * inside reservations, enough packets, laps around the buffer (so counters
+ * near 2^64 cross it), and with a holder, the writer finding the next
+ * sub-buffer not yet committed.
+ */
+static int exercised(struct run *r)
+{
+	const struct tr_buf_ctl *ctl = r->buf.rb.ctl;
+	__u64 written = __atomic_load_n(&ctl->write_count, __ATOMIC_RELAXED) - r->sc->start;
+
+	return __atomic_load_n(&r->nested, __ATOMIC_RELAXED) > 0 &&
+	       __atomic_load_n(&r->drained.packets, __ATOMIC_RELAXED) > 10 &&
+	       written > 4 * r->buf.rb.buf_size &&
+	       (!r->sc->holder || __atomic_load_n(&ctl->lost_wrap, __ATOMIC_RELAXED) > 0);
+}
+
+/* The scenario's time, then until it has exercised its case: load only slows it. */
+static void run_until_exercised(struct run *r)
+{
+	struct timespec tick = { 0, 10000000 };
+	int ms;
+
+	for (ms = 0; ms < MAX_RUN_MS && (ms < r->sc->run_ms || !exercised(r)); ms += 10)
+		nanosleep(&tick, NULL);
+}
+
 static void run_threads(struct run *r)
 {
 	struct writer_arg args[MAX_WRITERS];
 	pthread_t writers[MAX_WRITERS], rd;
-	struct timespec run = { r->sc->run_ms / 1000, r->sc->run_ms % 1000 * 1000000L };
 	int i;
 
 	pthread_barrier_init(&r->start, NULL, r->sc->writers + 2);
@@ -244,7 +273,7 @@ static void run_threads(struct run *r)
 	}
 	pthread_create(&rd, NULL, reader, r);
 	pthread_barrier_wait(&r->start);
-	nanosleep(&run, NULL);
+	run_until_exercised(r);
 	r->stop_writers = 1;
 	for (i = 0; i < r->sc->writers; i++)
 		pthread_join(writers[i], NULL);
