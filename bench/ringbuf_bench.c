@@ -176,7 +176,7 @@ static void tracer_write(void *buf, const struct load *load)
 	long i;
 
 	for (i = 0; i < load->events; i++) {
-		if (trb_reserve(rb, &slot, EVENT_ID, load->payload_size))
+		if (trb_reserve(rb, &slot, EVENT_ID, load->payload_size, 0))
 			continue;
 		memcpy(trb_payload(&slot), load->payload, load->payload_size);
 		trb_commit(rb, &slot);

@@ -295,20 +295,84 @@ static __always_inline void record_in_regions(void *ctx, __u32 id, __u32 size,
 	trb_bpf_commit(&b, &s);
 }
 
-static __always_inline void record_through_kmod(void *ctx, __u32 id, __u32 size,
-						const struct tr_event_shape *shape)
+/* Which call stacks every record carries (-g: TR_STACK_*), or 0. */
+const volatile __u32 tr_stack_flags;
+
+#define STACK_BYTES		(TR_MAX_FRAMES * 8)
+/* Raw records up to this size get their stacks; larger ones 0 frames. */
+#define STACKED_MAX		(TR_BPF_MAX_RECORD - sizeof(struct tr_event_header) - \
+				 sizeof(struct tr_stack_counts) - 2 * STACK_BYTES)
+
+/*
+ * One stack into the scratch record at *at: its frames.  Offsets are
+ * masked to TR_BPF_MAX_RECORD - 1 after the checks, which leaves them as
+ * they are: older verifiers (6.12) lose the checks' bounds, never a mask's.
+ */
+static __always_inline __u16 take_stack(void *ctx, char *scratch, __u32 *at, __u64 flags)
+{
+	__u32 offset = *at;
+	long bytes;
+
+	if (offset > TR_BPF_MAX_RECORD - STACK_BYTES)
+		return 0;
+	barrier_var(offset);
+	offset &= TR_BPF_MAX_RECORD - 1;
+	bytes = bpf_get_stack(ctx, scratch + offset, STACK_BYTES, flags);
+	if (bytes <= 0 || bytes > STACK_BYTES)
+		return 0;
+	*at = offset + bytes;
+	return (__u32)bytes / 8;
+}
+
+/* The stacks after the size bytes of raw record in scratch: the payload's size. */
+static __always_inline __u32 add_stacks(void *ctx, char *scratch, __u32 size)
+{
+	struct tr_stack_counts counts = {};
+	__u32 at = size + sizeof(counts);
+
+	if (size <= STACKED_MAX && (tr_stack_flags & TR_STACK_KERNEL))
+		counts.kernel = take_stack(ctx, scratch, &at, 0);
+	if (size <= STACKED_MAX && (tr_stack_flags & TR_STACK_USER))
+		counts.user = take_stack(ctx, scratch, &at, BPF_F_USER_STACK);
+	if (size <= TR_BPF_MAX_RECORD - sizeof(counts))
+		bpf_probe_read_kernel(scratch + (size & (TR_BPF_MAX_RECORD - 1)), sizeof(counts),
+				      &counts);
+	return at;
+}
+
+/*
+ * The record built in the per-CPU scratch record, with its stacks if
+ * asked for: for the module's kfunc, which takes the bytes from BPF
+ * memory, and for -g.  Its size, or 0.
+ */
+static __always_inline __u32 build_in_scratch(void *ctx, void *record, __u32 size,
+					      const struct tr_event_shape *shape,
+					      char **scratch)
 {
 	__u32 zero = 0;
-	void *scratch = bpf_map_lookup_elem(&tr_scratch, &zero);
 
+	*scratch = bpf_map_lookup_elem(&tr_scratch, &zero);
 	/* The kernel never hands BPF a raw record above 8 KiB. */
-	if (!scratch || size < sizeof(struct trace_entry) || size > TR_BPF_MAX_RECORD)
-		return;
+	if (!*scratch || size < sizeof(struct trace_entry) || size > TR_BPF_MAX_RECORD)
+		return 0;
 	/* Older verifiers lose the bound above: mask, and keep clang from dropping it. */
 	barrier_var(size);
 	size &= SCRATCH_MASK;
-	copy_record(scratch, size, ctx, shape);
-	tr_kmod_write(id, scratch, size);
+	copy_record(*scratch, size, record, shape);
+	return tr_stack_flags ? add_stacks(ctx, *scratch, size) : size;
+}
+
+static __always_inline void scratch_to_regions(const char *scratch, __u32 id, __u32 size)
+{
+	struct trb_bpf_slot s;
+	struct trb_bpf b;
+
+	if (!trb_bpf_this_cpu(&b) || trb_bpf_reserve(&b, &s, id, size))
+		return;
+	barrier_var(size);
+	if (size <= TR_BPF_MAX_RECORD - sizeof(struct tr_event_header))
+		bpf_probe_read_kernel(s.record + 1, size, scratch);
+	trb_bpf_commit(&b, &s);
 }
 
 /* Whether event id's record is written: an -e selected it and its filter passes. */
@@ -320,22 +384,38 @@ static __always_inline bool record_wanted(void *record, __u32 id,
 	return filter_passes(record, id, shape, slot);
 }
 
-static __always_inline void write_record(void *record, __u32 id, __u32 size,
-					 const struct tr_event_shape *shape)
+/* Whether the trigger holds the buffers frozen; if so the record is counted as dropped. */
+static __always_inline bool frozen(void)
 {
 	__u32 zero = 0;
 	__u64 *drops;
 
-	if (tr_frozen) {
-		drops = bpf_map_lookup_elem(&tr_frozen_drops, &zero);
-		if (drops)
-			__sync_fetch_and_add(drops, 1);
+	if (!tr_frozen)
+		return false;
+	drops = bpf_map_lookup_elem(&tr_frozen_drops, &zero);
+	if (drops)
+		__sync_fetch_and_add(drops, 1);
+	return true;
+}
+
+/* ctx is the program's, for the stacks; record the raw record to copy. */
+static __always_inline void write_record(void *ctx, void *record, __u32 id, __u32 size,
+					 const struct tr_event_shape *shape)
+{
+	char *scratch;
+
+	if (frozen())
+		return;
+	if (!tr_use_kmod && !tr_stack_flags) {
+		record_in_regions(record, id, size, shape);
 		return;
 	}
-	if (tr_use_kmod)
-		record_through_kmod(record, id, size, shape);
-	else
-		record_in_regions(record, id, size, shape);
+	size = build_in_scratch(ctx, record, size, shape, &scratch);
+	/* The mask leaves the size as it is; older verifiers need it. */
+	if (size && tr_use_kmod)
+		tr_kmod_write(id, scratch, size & SCRATCH_MASK);
+	else if (size)
+		scratch_to_regions(scratch, id, size);
 }
 
 /* After the record: fire the trigger if this is its event and its filter passes. */
@@ -375,7 +455,7 @@ int tr_tracepoint(void *ctx)
 	if (tr_kmod_via_perf)
 		return filter_passes(ctx, id, shape, TR_FILTER_SLOT_TRACEPOINT);
 	if (record_wanted(ctx, id, shape, TR_FILTER_SLOT_TRACEPOINT))
-		write_record(ctx, id, record_size(ctx, shape), shape);
+		write_record(ctx, ctx, id, record_size(ctx, shape), shape);
 	check_trigger(ctx, id, shape, TR_FILTER_SLOT_TRACEPOINT);
 	return TR_SHARE;
 }
@@ -391,7 +471,8 @@ struct tr_syscall_record {
 /* x86: a 32-bit system call; syscall tracepoints leave those out. */
 #define TS_COMPAT	0x0002
 
-static __always_inline int record_syscall(struct pt_regs *regs, long nr, bool exit, long ret)
+static __always_inline int record_syscall(void *ctx, struct pt_regs *regs, long nr, bool exit,
+					  long ret)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	const struct tr_syscall_events *events;
@@ -421,7 +502,7 @@ static __always_inline int record_syscall(struct pt_regs *regs, long nr, bool ex
 	}
 	size = shape->fixed_size < sizeof(rec) ? shape->fixed_size : sizeof(rec);
 	if (record_wanted(&rec, id, shape, TR_FILTER_SLOT_TP_BTF))
-		write_record(&rec, id, size, shape);
+		write_record(ctx, &rec, id, size, shape);
 	check_trigger(&rec, id, shape, TR_FILTER_SLOT_TP_BTF);
 	return 0;
 }
@@ -429,13 +510,90 @@ static __always_inline int record_syscall(struct pt_regs *regs, long nr, bool ex
 SEC("?tp_btf/sys_enter")
 int BPF_PROG(tr_sys_enter, struct pt_regs *regs, long nr)
 {
-	return record_syscall(regs, nr, false, 0);
+	return record_syscall(ctx, regs, nr, false, 0);
 }
 
 SEC("?tp_btf/sys_exit")
 int BPF_PROG(tr_sys_exit, struct pt_regs *regs, long ret)
 {
-	return record_syscall(regs, regs->orig_ax, true, ret);
+	return record_syscall(ctx, regs, regs->orig_ax, true, ret);
+}
+
+/* --- Who is who: the state dump and the task events that follow it ------- */
+
+/* tracer:task_state's event id in this recording (tracer/record.h). */
+const volatile __u32 tr_task_state_id;
+/*
+ * tracer:task_state records made, for the recorder's summary: written,
+ * lost, or dropped while frozen, as its loss counters say.
+ */
+__u64 tr_task_records;
+
+static __always_inline void write_task_state(struct task_struct *task, const char *comm,
+					     __u32 reason)
+{
+	struct tr_task_state rec = {
+		.common_type = TR_TASK_STATE_TYPE,
+		.common_pid = bpf_get_current_pid_tgid(),
+		.pid = BPF_CORE_READ(task, pid),
+		.tgid = BPF_CORE_READ(task, tgid),
+		.ppid = BPF_CORE_READ(task, real_parent, tgid),
+		.reason = reason,
+	};
+	struct trb_bpf_slot s;
+	struct trb_bpf b;
+
+	bpf_probe_read_kernel_str(rec.comm, sizeof(rec.comm), comm);
+	if (tr_use_kmod) {
+		tr_kmod_write(tr_task_state_id, &rec, sizeof(rec));
+		return;
+	}
+	if (!trb_bpf_this_cpu(&b) || trb_bpf_reserve(&b, &s, tr_task_state_id, sizeof(rec)))
+		return;
+	bpf_probe_read_kernel(s.record + 1, sizeof(rec), &rec);
+	trb_bpf_commit(&b, &s);
+}
+
+/*
+ * The state dump: run by the recorder (user/tasks.c), one call per task.
+ * It writes even while --snapshot-on's trigger holds the buffers frozen:
+ * the snapshot it precedes needs it.
+ */
+SEC("iter/task")
+int tr_task_dump(struct bpf_iter__task *ctx)
+{
+	struct task_struct *task = ctx->task;
+
+	if (!task)
+		return 0;
+	__sync_fetch_and_add(&tr_task_records, 1);
+	write_task_state(task, task->comm, TR_TASK_DUMP);
+	return 0;
+}
+
+/* What a recording's own events would keep: a recorded task's new or renamed tasks. */
+static __always_inline bool task_change_wanted(void)
+{
+	if (tr_stopped || !wanted())
+		return false;
+	__sync_fetch_and_add(&tr_task_records, 1);
+	return !frozen();
+}
+
+SEC("tp_btf/task_newtask")
+int BPF_PROG(tr_task_new, struct task_struct *task, unsigned long clone_flags)
+{
+	if (task_change_wanted())
+		write_task_state(task, task->comm, TR_TASK_NEW);
+	return 0;
+}
+
+SEC("tp_btf/task_rename")
+int BPF_PROG(tr_task_rename, struct task_struct *task, const char *comm)
+{
+	if (task_change_wanted())
+		write_task_state(task, comm, TR_TASK_COMM);
+	return 0;
 }
 
 SEC("tp_btf/sched_process_fork")

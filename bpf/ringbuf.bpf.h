@@ -328,14 +328,15 @@ static __always_inline int trb_bpf_try_reserve(const struct trb_bpf *b,
 
 /*
  * Reserve a record of payload_size bytes (at most TR_BPF_MAX_RECORD with
- * its header) and write its event header; the payload goes after
- * s->record, then trb_bpf_commit().
+ * its header) and write its event header, naming the current task; the
+ * payload goes after s->record, then trb_bpf_commit().
  */
 static __always_inline int trb_bpf_reserve(const struct trb_bpf *b,
 					   struct trb_bpf_slot *s,
 					   __u32 event_id, __u32 payload_size)
 {
 	__u32 record = sizeof(struct tr_event_header) + payload_size;
+	__u64 pid_tgid;
 	char *subbuf;
 	int i, err;
 
@@ -374,6 +375,9 @@ static __always_inline int trb_bpf_reserve(const struct trb_bpf *b,
 	s->record->timestamp = s->ts;
 	s->record->id = event_id;
 	s->record->size = payload_size;
+	pid_tgid = bpf_get_current_pid_tgid();
+	s->record->pid = pid_tgid >> 32;
+	s->record->tid = (__u32)pid_tgid;
 	return 0;
 }
 

@@ -45,6 +45,8 @@ static const char usage_record[] =
 "                         the recording each write the newest events to DIR/snapshot-N\n"
 "      --snapshot-on SYSTEM:EVENT[:FILTER]  with --flight-recorder, a snapshot whenever EVENT passes\n"
 "                         FILTER; the buffers hold still until it is taken\n"
+"  -g                     a call stack with every event, the kernel's and the user's (frame pointers)\n"
+"      --call-graph WHICH kernel, user or both: the stacks -g takes\n"
 "      --buffer-size SIZE per-CPU buffer, a power of two, e.g. 4M (default 4M)\n"
 "      --subbuf-size SIZE sub-buffer, a power of two, e.g. 1M (default 1M)\n"
 "      --flush-ms MS      deliver partly filled sub-buffers every MS ms, 1 to 60000 (default 100)\n"
@@ -58,7 +60,10 @@ static const char usage_report[] =
 "usage: tracer report [options] [DIR]\n"
 "  DIR                    trace directory (default tracer.data)\n"
 "      --cpu LIST         only these CPUs, e.g. 0,2-3\n"
-"      --pid PID          only this process id\n"
+"      --pid PID          only this process (all its threads)\n"
+"      --tid TID          only this thread\n"
+"      --folded           the call stacks (record -g) folded, one line per stack with its count,\n"
+"                         as FlameGraph's stackcollapse scripts write them\n"
 "      --event GLOB       only these events, e.g. 'sched:*' or sched_switch; repeat for more\n";
 
 static const char usage_snapshot[] =
@@ -257,7 +262,7 @@ static int bad_option(void)
 }
 
 enum { OPT_COMM = 256, OPT_MODE, OPT_BUFFER, OPT_SUBBUF, OPT_FLUSH, OPT_BACKEND, OPT_FILTER,
-       OPT_FLIGHT, OPT_SNAPSHOT_ON };
+       OPT_FLIGHT, OPT_SNAPSHOT_ON, OPT_CALL_GRAPH };
 
 /* --mode given on the command line, to refuse --mode discard --flight-recorder. */
 static int mode_given;
@@ -306,6 +311,17 @@ static int record_option(struct tr_record_opts *o, const char **events, const ch
 		return 0;
 	case OPT_FLIGHT: o->flight_recorder = 1; return 0;
 	case OPT_SNAPSHOT_ON: o->snapshot_on = optarg; return 0;
+	case 'g': o->stacks = TR_STACK_KERNEL | TR_STACK_USER; return 0;
+	case OPT_CALL_GRAPH:
+		if (!strcmp(optarg, "kernel"))
+			o->stacks = TR_STACK_KERNEL;
+		else if (!strcmp(optarg, "user"))
+			o->stacks = TR_STACK_USER;
+		else if (!strcmp(optarg, "both"))
+			o->stacks = TR_STACK_KERNEL | TR_STACK_USER;
+		else
+			return refuse("--call-graph", optarg, "must be kernel, user or both");
+		return 0;
 	case OPT_BUFFER: return parse_size("--buffer-size", optarg, &o->buffer_size);
 	case OPT_SUBBUF: return parse_size("--subbuf-size", optarg, &o->subbuf_size);
 	case OPT_FLUSH:
@@ -343,6 +359,7 @@ static int cmd_record(int argc, char **argv)
 		{ "mode", required_argument, NULL, OPT_MODE },
 		{ "flight-recorder", no_argument, NULL, OPT_FLIGHT },
 		{ "snapshot-on", required_argument, NULL, OPT_SNAPSHOT_ON },
+		{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
 		{ "buffer-size", required_argument, NULL, OPT_BUFFER },
 		{ "subbuf-size", required_argument, NULL, OPT_SUBBUF },
 		{ "flush-ms", required_argument, NULL, OPT_FLUSH },
@@ -359,7 +376,7 @@ static int cmd_record(int argc, char **argv)
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "+e:ap:C:o:fd:hv", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+e:ap:C:o:fd:ghv", options, NULL)) != -1) {
 		if (c == 'h') {
 			fputs(usage_record, stdout);
 			return 0;
@@ -392,10 +409,12 @@ static int cmd_record(int argc, char **argv)
 
 static int cmd_report(int argc, char **argv)
 {
-	enum { OPT_CPU = 256, OPT_PID, OPT_EVENT };
+	enum { OPT_CPU = 256, OPT_PID, OPT_TID, OPT_EVENT, OPT_FOLDED };
 	static const struct option options[] = {
 		{ "cpu", required_argument, NULL, OPT_CPU },
 		{ "pid", required_argument, NULL, OPT_PID },
+		{ "tid", required_argument, NULL, OPT_TID },
+		{ "folded", no_argument, NULL, OPT_FOLDED },
 		{ "event", required_argument, NULL, OPT_EVENT },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
@@ -411,6 +430,8 @@ static int cmd_report(int argc, char **argv)
 			err = parse_cpus("--cpu", optarg, TR_MAX_CPUS);
 			break;
 		case OPT_PID: err = parse_pid("--pid", optarg, 0, &o.pid); break;
+		case OPT_TID: err = parse_pid("--tid", optarg, 0, &o.tid); break;
+		case OPT_FOLDED: o.folded = 1; break;
 		case OPT_EVENT:
 			events[o.nevents++] = optarg;
 			err = parse_event("--event", optarg);

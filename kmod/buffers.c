@@ -69,7 +69,8 @@ static notrace int tr_kbuf_write(struct tr_kbuf *kb, u32 event_id,
 		trb_local_add(&kb->buf.ctl->lost_busy, 1);
 		err = -EBUSY;
 	} else {
-		err = trb_reserve(&kb->buf, &slot, event_id, size);
+		err = trb_reserve(&kb->buf, &slot, event_id, size,
+				  (u64)current->tgid << 32 | current->pid);
 		if (!err) {
 			memcpy(trb_payload(&slot), head, head_size);
 			memcpy(trb_payload(&slot) + head_size, tail, tail_size);

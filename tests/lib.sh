@@ -75,6 +75,15 @@ use_tracefs() {
 	mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing
 }
 
+# This test's own ftrace instance in $instance, its events disabled and the
+# instance removed at exit (after the at_exit steps added later); without
+# one the whole script is skipped.  After use_tracefs.
+use_instance() { # use_instance NAME
+	instance=/sys/kernel/tracing/instances/tracer-$1-$$
+	mkdir "$instance" || { echo "1..0 # SKIP cannot make an ftrace instance"; exit 0; }
+	at_exit "echo 0 >$instance/events/enable; rmdir $instance"
+}
+
 # Waits until a recorder has attached its BPF programs: no time limit of
 # its own but the recorder's life, so load cannot make it fail.
 wait_attached() { # wait_attached PID
@@ -87,6 +96,16 @@ wait_attached() { # wait_attached PID
 
 # Waits until a command succeeds, for at most SECONDS: a guard against a
 # hang, far beyond what the condition needs even on a loaded machine.
+# Waits until a recorder without a command says it records (LOG: its
+# stderr), for as long as it lives.
+wait_recording() { # wait_recording PID LOG
+	while kill -0 "$1" 2>/dev/null; do
+		grep -qs '^tracer record: recording ' "$2" && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
 wait_until() { # wait_until SECONDS COMMAND...
 	local deadline=$((SECONDS + $1))
 	shift

@@ -26,14 +26,6 @@ check "record -- command: exactly 1000 getppid events, all from the command" exa
 
 # Waits until a recorder started without a command, its messages in LOG,
 # has attached every tracepoint: it says so.
-wait_recording() { # wait_recording PID LOG
-	while kill -0 "$1" 2>/dev/null; do
-		grep -qs '^tracer record: recording ' "$2" && return 0
-		sleep 0.05
-	done
-	return 1
-}
-
 exact_count_with_pid_and_ctrl_c() {
 	"$GETPPID" 500 0 "$work/go" &
 	local target=$!
@@ -113,7 +105,7 @@ check "report: all CPUs merged in time order; each CPU's events in buffer order"
 
 report_filters() {
 	local pid
-	pid=$(grep -m1 -o 'common_pid = [0-9]*' <(babeltrace2 "$work/cmd") | grep -o '[0-9]*$')
+	pid=$(grep -m1 ' sys_enter_getppid: ' <(babeltrace2 "$work/cmd") | grep -o 'common_pid = [0-9]*' | grep -o '[0-9]*$')
 	[ "$("$TRACER" report --pid "$pid" "$work/cmd" | wc -l)" = 1000 ] &&
 		[ "$("$TRACER" report --pid 1 "$work/cmd" | wc -l)" = 0 ] &&
 		[ "$("$TRACER" report --event 'sched:*' "$work/cmd" | wc -l)" = 0 ] &&
@@ -161,10 +153,13 @@ record_stalled() { # record_stalled MODE DIR N
 	wait "$recorder"
 }
 
-# Events in the summary, and lost ones by cause, must add up to N.
+# Events in the summary, and lost ones by cause, must add up to N and
+# the task records (the state dump's: the workload starts no task).
 summary_adds_up() { # summary_adds_up LOG N
 	awk -v n="$2" '/events, / { ev = $3 } /lost:/ { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+$/ && i > 3) lost += $i }
-		END { if (ev + lost != n || lost == 0) { print "# " ev " events + " lost " lost != " n; exit 1 } }' "$1"
+		/task records: / { sub(/.*: /, ""); tasks = $1 }
+		END { if (ev + lost != n + tasks || lost == 0 || tasks == 0) {
+			print "# " ev " events + " lost " lost != " n " + " tasks " task records"; exit 1 } }' "$1"
 }
 
 discard_mode_counts_every_loss() {

@@ -231,11 +231,12 @@ nmi_records_decode() {
 	[ "$handled" -ge 100000 ] && [ "$in_report" = "$written" ] && [ "$in_bt" = "$written" ]
 }
 
-# Every record the writers attempted is in the trace or counted lost.
+# Every record the writers attempted is in the trace or counted lost; the
+# task records (tracer:task_state) too, which report shows when asked.
 counts_add_up() { # counts_add_up TRACE
 	[ -s "$run/traces/$1.counts" ] && [ -s "$run/$1.report" ] || return 1
 	local recorded attempted lost
-	recorded=$(grep -c -v ': LOST' "$run/$1.report")
+	recorded=$("$TRACER" report --event '*' "$run/traces/$1" 2>/dev/null | wc -l)
 	attempted=$(awk '{ for (i = 1; i < NF; i++) if ($i == "attempted") a += $(i + 1) } END { print a + 0 }' \
 		"$run/traces/$1.counts")
 	lost=$(awk '{ for (i = 1; i < NF; i++) if ($i ~ /^(lost_|overrun)/) l += $(i + 1) } END { print l + 0 }' \

@@ -11,9 +11,11 @@
  * The fixed part: type aliases, trace, clock, and the one stream class,
  * whose packet header and packet context are exactly struct
  * tr_packet_header, and whose event header and event context are struct
- * tr_event_header (CTF readers want only id and timestamp in the header).  Integers are
- * byte-aligned except the timestamps, whose 64-bit alignment is the
- * 8-byte alignment of every record (TR_RECORD_ALIGN).
+ * tr_event_header (CTF readers want only id and timestamp in the header;
+ * the context is the payload's size and the writing task's process and
+ * thread ids).  Integers are byte-aligned except the timestamps, whose
+ * 64-bit alignment is the 8-byte alignment of every record
+ * (TR_RECORD_ALIGN).
  */
 static const char metadata_head[] =
 "/* CTF 1.8 */\n"
@@ -28,6 +30,7 @@ static const char metadata_head[] =
 "typealias integer { size = 64; align = 8; signed = true; } := int64_t;\n"
 "typealias integer { size = 8; align = 8; signed = false; encoding = UTF8; } := char_t;\n"
 "typealias integer { size = 8; align = 8; signed = false; base = 16; } := byte_t;\n"
+"typealias integer { size = 64; align = 8; signed = false; base = 16; } := addr_t;\n"
 "\n"
 "trace {\n"
 "\tmajor = 1;\n"
@@ -66,9 +69,26 @@ static const char metadata_stream[] =
 "\t};\n"
 "\tevent.context := struct {\n"
 "\t\tuint32_t payload_size;\n"
+"\t\tint32_t pid;\n"
+"\t\tint32_t tid;\n"
 "\t};\n"
 "};\n"
 "\n";
+
+int tr_ctf_add_stack_fields(struct tr_ctf_field *fields, unsigned int n, unsigned int max)
+{
+	static const struct tr_ctf_field stacks[] = {
+		{ "kernel_frames", TR_CTF_UINT, 2 }, { "user_frames", TR_CTF_UINT, 2 },
+		{ "kernel", TR_CTF_FRAMES, 0 }, { "user", TR_CTF_FRAMES, 0 },
+	};
+	unsigned int i;
+
+	if (n + 4 > max)
+		return -E2BIG;
+	for (i = 0; i < 4; i++)
+		fields[n + i] = stacks[i];
+	return n + 4;
+}
 
 __s64 tr_ctf_clock_offset_ns(void)
 {
@@ -111,6 +131,9 @@ static void write_field(FILE *out, const struct tr_ctf_field *f)
 	case TR_CTF_DYN_BYTES:
 		fprintf(out, "\t\tbyte_t _%s[_%s_length];\n", f->name, f->name);
 		break;
+	case TR_CTF_FRAMES:
+		fprintf(out, "\t\taddr_t _%s_stack[_%s_frames];\n", f->name, f->name);
+		break;
 	}
 }
 
@@ -118,7 +141,7 @@ static int field_problem(const struct tr_ctf_field *f)
 {
 	if (f->kind == TR_CTF_UINT || f->kind == TR_CTF_INT)
 		return f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8;
-	return f->kind > TR_CTF_DYN_BYTES;
+	return f->kind > TR_CTF_FRAMES;
 }
 
 static int add_field(struct tr_ctf_field *fields, unsigned int *n, unsigned int max,

@@ -21,6 +21,7 @@ enum tr_ctf_kind {
 	TR_CTF_LOC,		/* a tracepoint __data_loc: u16 offset, u16 length */
 	TR_CTF_DYN_CHARS,	/* the data of LOC field `name`: text */
 	TR_CTF_DYN_BYTES,	/* the data of LOC field `name`: bytes */
+	TR_CTF_FRAMES,		/* `name`_stack: as many addresses as field `name`_frames says */
 };
 
 /* A payload field, in payload order, packed: no alignment between fields. */
@@ -55,6 +56,12 @@ struct tr_ctf_trace {
  */
 int tr_ctf_fields_from_format(const struct tep_event *ev,
 			      struct tr_ctf_field *fields, unsigned int max);
+
+/*
+ * Append the call stacks every record of a -g recording carries after its
+ * raw record (tracer/record.h) to fields[0..n): the new count, or -E2BIG.
+ */
+int tr_ctf_add_stack_fields(struct tr_ctf_field *fields, unsigned int n, unsigned int max);
 
 /* CLOCK_REALTIME - CLOCK_MONOTONIC now, for tr_ctf_trace.clock_offset_ns. */
 __s64 tr_ctf_clock_offset_ns(void);

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#define _GNU_SOURCE
 #include <string.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -42,7 +43,8 @@ int tr_misses_write(const struct trb_buf *b, __u32 event_id, __u64 skipped, __u6
 		.skipped = skipped, .since = since,
 	};
 	struct trb_slot slot;
-	int err = trb_reserve(b, &slot, event_id, sizeof(r));
+	int err = trb_reserve(b, &slot, event_id, sizeof(r),
+			      (__u64)getpid() << 32 | gettid());
 
 	if (err)
 		return err;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "session.h"
+#include "tasks.h"
 #include "ctf.h"
 
 #define MAX_FIELDS	128
@@ -63,6 +64,8 @@ int rec_write_metadata(struct session *s)
 		const struct tr_event *ev = &s->events.events[i];
 
 		nf = tr_ctf_fields_from_format(ev->tep, fields + i * MAX_FIELDS, MAX_FIELDS);
+		if (nf >= 0 && s->o->stacks && !ev->not_a_tracepoint)
+			nf = tr_ctf_add_stack_fields(fields + i * MAX_FIELDS, nf, MAX_FIELDS);
 		if (nf < 0)
 			err = nf;
 		classes[i] = (struct tr_ctf_event_class) {
@@ -83,7 +86,7 @@ int rec_write_metadata(struct session *s)
 		rec_say("cannot write the trace metadata in %s: %s", s->o->output, strerror(-err));
 	free(classes);
 	free(fields);
-	return err;
+	return err ? err : rec_write_stacks_info(s);
 }
 
 int rec_open_streams(struct session *s)
@@ -108,9 +111,18 @@ void rec_close_streams(struct session *s)
 	s->stream_fd = NULL;
 }
 
-void rec_write_comms(struct session *s)
+/*
+ * A snapshot starts with a state dump: the one at the start of the
+ * recording is long overwritten.  Its records are the newest in the
+ * buffers, so every thread is named even if they cost some of the oldest.
+ */
+static void dump_tasks(struct session *s)
 {
-	tr_trace_dir_write_comms(&s->dir, s->command, s->command ? s->o->command[0] : NULL);
+	int err = tr_tasks_dump(s->task_dump);
+
+	if (err)
+		rec_say("the snapshot has no state dump (%s): report names fewer threads",
+			strerror(-err));
 }
 
 /*
@@ -135,11 +147,12 @@ int rec_snapshot(struct session *s, char *said, size_t len)
 	err = rec_write_metadata(s);
 	if (!err)
 		err = rec_open_streams(s);
+	if (!err)
+		dump_tasks(s);
 	if (!err) {
 		rec_flush_all(s);
 		rec_consume(s);
-		rec_write_comms(s);
-		err = s->write_error;
+		err = s->write_error ? s->write_error : rec_write_maps(s);
 	}
 	rec_close_streams(s);
 	tr_trace_dir_close(&s->dir);

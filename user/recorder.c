@@ -39,6 +39,7 @@
 #include "ubuf.h"
 #include "cpus.h"
 #include "misses.h"
+#include "tasks.h"
 #include "record.skel.h"
 #include "session.h"
 
@@ -112,8 +113,10 @@ static int by_syscall(const struct session *s, const struct tr_event *ev)
  * sys_exit (bpf/record.bpf.c says why) when a recording takes many of
  * them: those programs run for every system call, recorded or not, which
  * costs an unrecorded one about 150 ns here.  A few system calls stay on
- * their own tracepoints.  Never where the module takes the records from
- * its perf events.
+ * their own tracepoints, but not with kernel stacks: on some kernels
+ * (Debian's 6.1; not 6.18) a system call tracepoint hands its BPF programs
+ * the user's registers, from which no kernel stack is taken.  Never where
+ * the module takes the records from its perf events.
  */
 #define SYSCALL_PROGS_MIN_EVENTS	64
 
@@ -124,7 +127,8 @@ static void choose_syscall_programs(struct session *s)
 
 	for (i = 0; i < s->events.count; i++)
 		nsyscall += s->events.events[i].syscall_nr >= 0;
-	s->syscall_progs = !s->kmod_via_perf && nsyscall >= SYSCALL_PROGS_MIN_EVENTS;
+	s->syscall_progs = !s->kmod_via_perf && nsyscall &&
+			   (nsyscall >= SYSCALL_PROGS_MIN_EVENTS || (s->o->stacks & TR_STACK_KERNEL));
 	for (i = 0; i < s->events.count; i++) {
 		const struct tr_event *ev = &s->events.events[i];
 
@@ -175,6 +179,8 @@ static int configure(struct session *s, const struct trb_config *cfg)
 	skel->rodata->tr_trigger_id = s->trigger_id;
 	skel->rodata->tr_trigger_recorded = s->trigger_recorded;
 	skel->rodata->tr_trigger_filter = s->events.count;
+	skel->rodata->tr_task_state_id = s->task_state_id;
+	skel->rodata->tr_stack_flags = o->stacks;
 	if (!skel->rodata->tr_follow_forks)
 		bpf_program__set_autoload(skel->progs.tr_follow_fork, false);
 	s->derive_context = kernel_resolves_preempt_count();
@@ -262,6 +268,7 @@ static int load_programs(struct session *s, const struct trb_config *cfg)
 		record__destroy(s->skel);
 		s->skel = NULL;
 	}
+	s->task_dump = s->skel ? s->skel->progs.tr_task_dump : NULL;
 	return err;
 }
 
@@ -293,7 +300,13 @@ static int load_for_backend(struct session *s, const struct trb_config *cfg)
 {
 	int err = load_programs(s, cfg);
 
-	if (err && s->use_kmod && !geteuid()) {
+	if (err && s->use_kmod && !geteuid() && s->o->stacks && s->o->backend == TR_BACKEND_KMOD) {
+		rec_say("-g: the kernel refused the programs that take stacks through the module (%s; -v shows why); on Linux 6.1, where the module writes from its perf events, it takes no stacks: use --backend bpf",
+			strerror(-err));
+		return -EINVAL;
+	}
+	/* The module's perf events take no stacks: with -g, auto goes to BPF buffers. */
+	if (err && s->use_kmod && !geteuid() && !s->o->stacks) {
 		s->kmod_via_perf = 1;
 		err = load_programs(s, cfg);
 		if (!err)
@@ -404,6 +417,30 @@ static int attach_syscall_programs(struct session *s, struct bpf_link **links)
 	return 0;
 }
 
+/*
+ * New tasks and new command names are followed from before the state
+ * dump, which comes before any recorded event: every task a record names
+ * is named before it, whenever it appeared.
+ */
+static int follow_tasks(struct session *s)
+{
+	struct record *skel = s->skel;
+	int err;
+
+	skel->links.tr_task_new = bpf_program__attach(skel->progs.tr_task_new);
+	if (skel->links.tr_task_new)
+		skel->links.tr_task_rename = bpf_program__attach(skel->progs.tr_task_rename);
+	if (!skel->links.tr_task_new || !skel->links.tr_task_rename) {
+		rec_say("cannot follow new tasks and their command names (task:task_newtask, task:task_rename): %s",
+			strerror(errno));
+		return -errno;
+	}
+	err = tr_tasks_dump(s->task_dump);
+	if (err)
+		rec_say("the state dump failed (a BPF task iterator): %s", strerror(-err));
+	return err;
+}
+
 static int attach(struct session *s)
 {
 	unsigned int i;
@@ -424,6 +461,9 @@ static int attach(struct session *s)
 			return -errno;
 		}
 	}
+	err = follow_tasks(s);
+	if (err)
+		return err;
 	s->nlinks = s->events.count + 2;
 	s->links = calloc(s->nlinks, sizeof(*s->links));
 	err = attach_syscall_programs(s, s->links + s->events.count);
@@ -781,6 +821,9 @@ static void summary(struct session *s)
 		if (s->per_event[i])
 			fprintf(stderr, "  %10lu  %s:%s\n", s->per_event[i],
 				s->events.events[i].system, s->events.events[i].name);
+	fprintf(stderr, "  task records: %llu (state dump%s, new tasks, new command names)\n",
+		(unsigned long long)s->skel->bss->tr_task_records,
+		s->o->flight_recorder ? "s at the start and at each snapshot" : " at the start");
 	for (cpu = 0; cpu < s->ncpu; cpu++) {
 		const struct tr_buf_ctl *c = rec_cpu_buf(s, cpu)->ctl;
 
@@ -826,11 +869,18 @@ static int setup(struct session *s, const struct trb_config *cfg)
 		    strerror(-err));
 		return err;
 	}
+	s->self = getpid();
 	err = tr_events_resolve(&s->events, s->o->events, s->o->filters, s->o->nevents,
 				why, sizeof(why));
 	if (!err && s->o->snapshot_on)
 		err = tr_events_add_trigger(&s->events, s->o->snapshot_on, &s->trigger_id,
 					    &s->trigger_recorded, &s->trigger, why, sizeof(why));
+	if (!err) {
+		s->task_state_id = s->events.count;
+		err = tr_events_add_format(&s->events, "tracer", "task_state", tr_task_state_format);
+		if (err)
+			snprintf(why, sizeof(why), "cannot declare tracer:task_state: %s", strerror(-err));
+	}
 	if (err) {
 		rec_say("%s", why);
 		return err;
@@ -869,6 +919,7 @@ static void teardown(struct session *s)
 	close(s->child_fd);
 	tr_waiter_close(&s->waiter);
 	free(s->per_event);
+	rec_maps_free(&s->maps);
 	tr_events_free(&s->events);
 }
 
@@ -940,9 +991,8 @@ int tr_record(const struct tr_record_opts *o)
 		if (s.write_error)
 			rec_say("writing the trace failed (%s): recording stopped; what was written stays readable",
 			    strerror(-s.write_error));
-		/* The trace complete before anything is printed: stderr may be a closed pipe. */
 		if (!o->flight_recorder)
-			rec_write_comms(&s);
+			rec_write_maps(&s);
 		summary(&s);
 	}
 	/* Stopped before the command ended: end it, as perf record does. */

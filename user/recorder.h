@@ -8,6 +8,7 @@
 
 #include <sys/types.h>
 #include <tracer/layout.h>
+#include <tracer/record.h>
 
 /* Who writes the buffers. */
 enum tr_backend {
@@ -30,6 +31,7 @@ struct tr_record_opts {
 	enum tr_buf_mode mode;
 	int flight_recorder;		/* overwrite, written only in snapshots */
 	const char *snapshot_on;	/* --snapshot-on "system:event[:filter]", or NULL */
+	unsigned int stacks;		/* -g, --call-graph: TR_STACK_* (tracer/record.h) */
 	__u64 buffer_size;		/* per CPU */
 	__u64 subbuf_size;
 	unsigned int flush_ms;

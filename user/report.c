@@ -8,6 +8,7 @@
 #include <event-parse.h>
 
 #include "report.h"
+#include "stacks.h"
 #include "trace.h"
 #include "cpus.h"
 
@@ -15,8 +16,8 @@
 #define MAX_COMM_SLOTS	(1u << 23)
 
 /*
- * pid -> command name, from .tracer/comms and from the events themselves:
- * open addressing in a table that doubles to stay at most half full.
+ * thread id -> command name, from the events themselves (tasks.h): open
+ * addressing in a table that doubles to stay at most half full.
  */
 struct comm_slot {
 	__s32 pid;			/* 0: free */
@@ -57,13 +58,16 @@ static int comms_grow(struct comms *c)
 	return 0;
 }
 
-static void comm_set(struct comms *c, __s32 pid, const char *comm)
+/* pid's name is comm; a name it had already stays if !replace. */
+static void comm_set(struct comms *c, __s32 pid, const char *comm, bool replace)
 {
 	struct comm_slot *slot;
 
 	if (2 * (c->used + 1) > c->size && comms_grow(c))
 		return;
 	slot = comm_slot(c, pid);
+	if (slot->pid && !replace)
+		return;
 	c->used += !slot->pid;
 	slot->pid = pid;
 	snprintf(slot->comm, sizeof(slot->comm), "%.15s", comm);
@@ -76,27 +80,6 @@ static const char *comm_get(const struct comms *c, __s32 pid)
 	return slot && slot->pid ? slot->comm : NULL;
 }
 
-/* .tracer/comms, if the trace has one: 0, or -errno when it is there but unreadable. */
-static int read_comms(struct comms *c, const struct tr_trace *trace)
-{
-	int fd = tr_trace_open_meta(trace, "comms"), pid;
-	char comm[64];
-	FILE *f;
-
-	if (fd < 0)
-		return fd == -ENOENT ? 0 : fd;
-	f = fdopen(fd, "r");
-	if (!f) {
-		close(fd);
-		return -ENOMEM;
-	}
-	while (fscanf(f, "%d %63[^\n]\n", &pid, comm) == 2)
-		if (pid > 0)
-			comm_set(c, pid, comm);
-	fclose(f);
-	return 0;
-}
-
 static struct tep_record record_of(const struct tr_item *it)
 {
 	return (struct tep_record) {
@@ -105,22 +88,11 @@ static struct tep_record record_of(const struct tr_item *it)
 	};
 }
 
-/* A record's common_pid (it lies inside the record: trace.h), or -1 without one. */
-static int record_pid(const struct tr_item *it)
-{
-	struct tep_format_field *field = tep_find_common_field(it->class->tep, "common_pid");
-	unsigned long long pid;
-
-	if (!field || tep_read_number_field(field, it->payload, &pid))
-		return -1;
-	return pid;
-}
-
 /*
  * Events that name tasks teach the report their command names.  Every
  * field of a record lies inside it (trace.h), so reading them is safe.
  */
-static void learn_comms(struct comms *c, const struct tr_item *it)
+static void learn_comms(struct comms *c, const struct tr_item *it, bool replace)
 {
 	struct tep_event *ev = it->class->tep;
 	struct tep_record record = record_of(it), *rec = &record;
@@ -145,7 +117,7 @@ static void learn_comms(struct comms *c, const struct tr_item *it)
 			char comm[16];
 
 			snprintf(comm, sizeof(comm), "%.*s", len, name);
-			comm_set(c, value, comm);
+			comm_set(c, value, comm, replace);
 		}
 	}
 }
@@ -156,6 +128,12 @@ struct filter {
 	const struct tr_report_opts *o;
 };
 
+static bool is_task_state(const struct tr_trace_class *class)
+{
+	return !strcmp(class->system, "tracer") && !strcmp(class->name, "task_state");
+}
+
+/* Without --event every event but the task names (as perf script hides its task events). */
 static int class_wanted(const struct filter *f, const struct tr_trace_class *class)
 {
 	char full[512];
@@ -165,7 +143,32 @@ static int class_wanted(const struct filter *f, const struct tr_trace_class *cla
 	for (i = 0; i < f->o->nevents; i++)
 		if (!fnmatch(f->o->events[i], full, 0) || !fnmatch(f->o->events[i], class->name, 0))
 			return 1;
-	return !f->o->nevents;
+	return !f->o->nevents && !is_task_state(class);
+}
+
+/*
+ * A first pass names every thread by its first tracer:task_state record:
+ * the state dump of a snapshot comes after the events it names, and
+ * records of other CPUs may come before a thread's dump record.  The main
+ * pass then follows each rename as it comes.  Problems are said there.
+ */
+static void learn_first_names(struct comms *c, const char *dir)
+{
+	struct tr_trace *trace;
+	struct tr_item it;
+	char why[1024];
+
+	if (tr_trace_open(&trace, dir, why, sizeof(why)))
+		return;
+	while (tr_trace_next(trace, &it))
+		if (it.kind == TR_ITEM_RECORD && is_task_state(it.class))
+			learn_comms(c, &it, false);
+	tr_trace_close(trace);
+}
+
+static bool task_wanted(const struct tr_report_opts *o, const struct tr_event_header *e)
+{
+	return (!o->pid || (__u32)o->pid == e->pid) && (!o->tid || (__u32)o->tid == e->tid);
 }
 
 static void print_lost(FILE *out, const struct tr_item *it)
@@ -182,22 +185,76 @@ static void print_lost(FILE *out, const struct tr_item *it)
 	fputc('\n', out);
 }
 
+/* Thread 0 is each CPU's idle task, never in the table (0 marks a free slot). */
+static const char *comm_of(const struct comms *comms, const struct tr_item *it)
+{
+	const char *comm = it->record->tid ? comm_get(comms, it->record->tid) : "swapper";
+
+	return comm ? comm : "";
+}
+
 static void print_record(FILE *out, const struct comms *comms, const struct tr_item *it,
 			 struct trace_seq *seq)
 {
 	struct tep_record rec = record_of(it);
 	struct tep_event *ev = it->class->tep;
-	int pid = record_pid(it);
-	const char *comm;
+	__u32 pid = it->record->pid, tid = it->record->tid;
+	char who[24];
 
-	/* pid 0 is each CPU's idle task, never in the table (0 marks a free slot). */
-	comm = pid ? comm_get(comms, pid) : "swapper";
+	if (pid == tid)
+		snprintf(who, sizeof(who), "%u", tid);
+	else
+		snprintf(who, sizeof(who), "%u/%u", pid, tid);
 	trace_seq_reset(seq);
 	tep_print_fields(seq, rec.data, rec.size, ev);
 	trace_seq_terminate(seq);
-	fprintf(out, "%16s %7d [%03u] %5llu.%09llu: %s:%s: %s\n", comm ? comm : "",
-		pid, it->cpu, it->ts / 1000000000ull, it->ts % 1000000000ull,
+	fprintf(out, "%16s %7s [%03u] %5llu.%09llu: %s:%s: %s\n", comm_of(comms, it),
+		who, it->cpu, it->ts / 1000000000ull, it->ts % 1000000000ull,
 		it->class->system, it->class->name, seq->buffer);
+}
+
+/* Where a wanted record goes: a line (and its stacks), or into the folded stacks. */
+struct sink {
+	FILE *out;
+	struct trace_seq seq;
+	struct tr_symbols *symbols;	/* a trace with stacks */
+	struct tr_folded *folded;	/* --folded */
+};
+
+static int open_sink(struct sink *k, const struct tr_report_opts *o, const struct tr_trace *trace,
+		     FILE *out)
+{
+	*k = (struct sink) { .out = out };
+	trace_seq_init(&k->seq);
+	if (!tr_trace_has_stacks(trace)) {
+		if (o->folded)
+			fprintf(stderr, "tracer report: --folded: %s has no call stacks (record -g takes them)\n",
+				o->dir);
+		return o->folded ? -EINVAL : 0;
+	}
+	k->symbols = tr_symbols_open(trace);
+	k->folded = o->folded ? tr_folded_new() : NULL;
+	return !k->symbols || (o->folded && !k->folded) ? -ENOMEM : 0;
+}
+
+static void sink_record(struct sink *k, const struct comms *comms, const struct tr_item *it)
+{
+	if (k->folded) {
+		tr_folded_add(k->folded, k->symbols, comm_of(comms, it), it);
+		return;
+	}
+	print_record(k->out, comms, it, &k->seq);
+	if (k->symbols)
+		tr_stacks_print(k->out, k->symbols, it);
+}
+
+static void close_sink(struct sink *k)
+{
+	if (k->folded)
+		tr_folded_print(k->folded, k->out);
+	tr_folded_free(k->folded);
+	tr_symbols_close(k->symbols);
+	trace_seq_destroy(&k->seq);
 }
 
 int tr_report(const struct tr_report_opts *o, FILE *out)
@@ -205,7 +262,7 @@ int tr_report(const struct tr_report_opts *o, FILE *out)
 	struct filter f = { .o = o, .by_cpu = o->cpus != NULL };
 	struct comms comms = { NULL, 0, 0 };
 	struct tr_trace *trace;
-	struct trace_seq seq;
+	struct sink sink;
 	struct tr_item it;
 	char why[1024];
 	int err, damaged = 0;
@@ -219,13 +276,13 @@ int tr_report(const struct tr_report_opts *o, FILE *out)
 		fprintf(stderr, "tracer report: %s\n", why);
 		return err == -ENOENT ? 2 : 1;
 	}
-	err = read_comms(&comms, trace);
+	err = open_sink(&sink, o, trace, out);
 	if (err) {
-		fprintf(stderr, "tracer report: .tracer/comms: %s; command names come from the events only\n",
-			tr_trace_file_error(err));
-		damaged = 1;
+		close_sink(&sink);
+		tr_trace_close(trace);
+		return err == -EINVAL ? 2 : 1;
 	}
-	trace_seq_init(&seq);
+	learn_first_names(&comms, o->dir);
 	while (tr_trace_next(trace, &it)) {
 		if (it.kind == TR_ITEM_PROBLEM) {
 			fprintf(stderr, "tracer report: %s\n", it.problem);
@@ -234,18 +291,18 @@ int tr_report(const struct tr_report_opts *o, FILE *out)
 		}
 		/* Every record, shown or not, may name a task. */
 		if (it.kind == TR_ITEM_RECORD)
-			learn_comms(&comms, &it);
+			learn_comms(&comms, &it, true);
 		if (f.by_cpu && (it.cpu >= TR_MAX_CPUS || !f.cpus[it.cpu]))
 			continue;
 		if (it.kind == TR_ITEM_LOST) {
-			if (!o->pid && !o->nevents)
+			if (!o->pid && !o->tid && !o->nevents && !o->folded)
 				print_lost(out, &it);
 			continue;
 		}
-		if (class_wanted(&f, it.class) && (!o->pid || o->pid == record_pid(&it)))
-			print_record(out, &comms, &it, &seq);
+		if (class_wanted(&f, it.class) && task_wanted(o, it.record))
+			sink_record(&sink, &comms, &it);
 	}
-	trace_seq_destroy(&seq);
+	close_sink(&sink);
 	tr_trace_close(trace);
 	free(comms.slot);
 	return damaged;

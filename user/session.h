@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * tracer record's session, shared by its parts: set-up, BPF and the
- * command (recorder.c), consuming the buffers (record_consume.c) and the
- * trace directories it writes (record_output.c).  Private to them.
+ * command (recorder.c), consuming the buffers (record_consume.c), the
+ * trace directories it writes (record_output.c), the control socket
+ * (record_control.c) and what names -g's frames (record_stacks.c).
+ * Private to them.
  */
 #ifndef TRACER_SESSION_H
 #define TRACER_SESSION_H
@@ -19,6 +21,14 @@
 #include "kmodbuf.h"
 #include "trace_dir.h"
 #include "waiter.h"
+
+/* Processes met with user stacks, and their executable mappings (record_stacks.c). */
+struct rec_maps {
+	__u32 *pids;			/* open addressing; 0 is free */
+	__u32 size, npids;
+	char *text;			/* "PID START END OFFSET PATH" lines */
+	size_t text_len, text_size;
+};
 
 struct session {
 	const struct tr_record_opts *o;
@@ -59,9 +69,13 @@ struct session {
 	int write_error;		/* -errno of a failed stream write */
 	unsigned int snapshots;		/* taken so far (--flight-recorder) */
 	int control_fd;			/* its control socket, or -1 */
+	__u32 task_state_id;		/* tracer:task_state's event id (tasks.h) */
+	struct bpf_program *task_dump;	/* its state dump's task iterator */
 	__u32 trigger_id;		/* --snapshot-on's event, or TR_NO_TRIGGER */
 	int trigger_recorded;		/* ... which an -e records too */
 	struct tr_filter trigger;	/* ... and its filter */
+	struct rec_maps maps;		/* -g: for the user stacks */
+	__u32 self;			/* the recorder's pid: its records have none */
 };
 
 /* "tracer record: " and the message, on a line of stderr. */
@@ -76,8 +90,6 @@ int rec_write_metadata(struct session *s);
 /* A stream file per CPU in s->dir; says why not.  0 or -errno. */
 int rec_open_streams(struct session *s);
 void rec_close_streams(struct session *s);
-/* The command names report shows, into s->dir. */
-void rec_write_comms(struct session *s);
 /*
  * --flight-recorder: what the buffers hold now, the newest events, as a
  * complete trace in DIR/snapshot-N, read by the protocol's get/put while
@@ -105,5 +117,15 @@ void rec_flush_all(struct session *s);
 void rec_finish_writing(struct session *s);
 /* Events lost so far, every cause. */
 __u64 rec_lost_total(const struct session *s);
+
+/* --- record_stacks.c: what names the frames of -g's stacks ------------------ */
+
+/* The consumer met a record of process pid with a user stack. */
+void rec_maps_meet(struct rec_maps *m, __u32 pid);
+void rec_maps_free(struct rec_maps *m);
+/* .tracer/stacks and the kernel's symbols, into s->dir; says why not.  0 or -errno. */
+int rec_write_stacks_info(struct session *s);
+/* .tracer/maps: the mappings met so far, into s->dir; says why not.  0 or -errno. */
+int rec_write_maps(struct session *s);
 
 #endif /* TRACER_SESSION_H */

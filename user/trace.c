@@ -18,6 +18,7 @@
 #include "packet.h"
 #include "format.h"
 #include "cpus.h"
+#include "trace_dir.h"
 
 /* .tracer/events holds at most TR_MAX_EVENTS formats of a few KiB each. */
 #define MAX_EVENTS_FILE		(64u << 20)
@@ -60,6 +61,7 @@ struct tr_trace {
 	char reported[512];		/* the problem tr_trace_next() handed out */
 	char *payload;			/* the record it handed out, copied */
 	size_t payload_size;
+	int stacks;			/* its records carry call stacks (.tracer/stacks) */
 };
 
 /* A problem found while opening, handed out before the first item. */
@@ -98,7 +100,8 @@ static int open_regular(int dir_fd, const char *name, struct stat *st)
 	return err;
 }
 
-const char *tr_trace_file_error(int err)
+/* What an error of opening a file of the trace means, in words. */
+static const char *file_error(int err)
 {
 	if (err == -ELOOP)
 		return "a symbolic link, not followed";
@@ -112,6 +115,24 @@ int tr_trace_open_meta(const struct tr_trace *t, const char *name)
 	struct stat st;
 
 	return open_regular(t->meta_fd, name, &st);
+}
+
+int tr_trace_has_stacks(const struct tr_trace *t)
+{
+	return t->stacks;
+}
+
+/* .tracer/stacks is there when the records carry stacks (what it says is for people). */
+static void read_stacks_flag(struct tr_trace *t)
+{
+	int fd = tr_trace_open_meta(t, TR_TRACE_STACKS);
+
+	t->stacks = fd != -ENOENT;
+	if (fd >= 0)
+		close(fd);
+	else if (fd != -ENOENT)
+		note(t, ".tracer/" TR_TRACE_STACKS ": %s; the stacks are read as if it were there",
+		     file_error(fd));
 }
 
 /* --- Event classes: .tracer/events ------------------------------------------- */
@@ -349,7 +370,7 @@ static int read_classes(struct tr_trace *t, const char *dir, char *why, size_t w
 	}
 	if (fd < 0) {
 		snprintf(why, whylen, "%s/%s: %s", dir,
-			 t->meta_fd < 0 ? ".tracer" : ".tracer/events", tr_trace_file_error(fd));
+			 t->meta_fd < 0 ? ".tracer" : ".tracer/events", file_error(fd));
 		return fd;
 	}
 	if (st.st_size > MAX_EVENTS_FILE) {
@@ -395,7 +416,7 @@ static int open_stream(struct tr_trace *t, struct stream *s, const char *name, i
 	s->cpu = cpu;
 	fd = open_regular(t->dir_fd, name, &st);
 	if (fd < 0) {
-		note(t, "%s: %s; this stream is skipped", name, tr_trace_file_error(fd));
+		note(t, "%s: %s; this stream is skipped", name, file_error(fd));
 		return fd;
 	}
 	s->size = st.st_size;
@@ -548,15 +569,17 @@ static int packet_losses(struct stream *s, const struct tr_packet_header *h)
 /*
  * Why a record's payload cannot be decoded by its format, or NULL: every
  * field, and the data a __data_loc field locates, must lie inside it.
- * Then nothing that decodes it by the format reads past it.
+ * Then nothing that decodes it by the format reads past it.  *raw_end is
+ * where the last of them ends (a stack follows there, tracer/record.h).
  */
 static const char *payload_problem(const struct tep_event *ev, const char *payload,
-				   __u32 size, char *why, size_t whylen)
+				   __u32 size, __u32 *raw_end, char *why, size_t whylen)
 {
 	struct tep_format_field *lists[2] = { ev->format.common_fields, ev->format.fields };
 	const struct tep_format_field *f;
 	int l;
 
+	*raw_end = 0;
 	for (l = 0; l < 2; l++)
 		for (f = lists[l]; f; f = f->next) {
 			__u64 end = (__u64)f->offset + f->size, start;
@@ -567,6 +590,8 @@ static const char *payload_problem(const struct tep_event *ev, const char *paylo
 					 f->name, f->offset, end, size);
 				return why;
 			}
+			if (end > *raw_end)
+				*raw_end = end;
 			if (!(f->flags & TEP_FIELD_IS_DYNAMIC))
 				continue;
 			memcpy(&loc, payload + f->offset, sizeof(loc));
@@ -577,7 +602,34 @@ static const char *payload_problem(const struct tep_event *ev, const char *paylo
 					 f->name, start, start + (loc >> 16), size);
 				return why;
 			}
+			if (start + (loc >> 16) > *raw_end)
+				*raw_end = start + (loc >> 16);
 		}
+	return NULL;
+}
+
+/* Why the stacks after the raw record do not fill the rest of it, or NULL. */
+static const char *stacks_problem(const char *payload, __u32 size, __u32 raw_end,
+				  struct tr_item *item, char *why, size_t whylen)
+{
+	struct tr_stack_counts counts;
+	__u64 end;
+
+	if (raw_end + sizeof(counts) > size) {
+		snprintf(why, whylen, "no room for its stack's frame counts after byte %u of %u",
+			 raw_end, size);
+		return why;
+	}
+	memcpy(&counts, payload + raw_end, sizeof(counts));
+	end = raw_end + sizeof(counts) + 8ull * (le16toh(counts.kernel) + le16toh(counts.user));
+	if (end != size) {
+		snprintf(why, whylen, "its stacks (%u kernel and %u user frames) end at byte %llu, not at its end (%u)",
+			 le16toh(counts.kernel), le16toh(counts.user), end, size);
+		return why;
+	}
+	item->kernel_frames = le16toh(counts.kernel);
+	item->user_frames = le16toh(counts.user);
+	item->frames_at = raw_end + sizeof(counts);
 	return NULL;
 }
 
@@ -589,6 +641,7 @@ static int record_item(struct tr_trace *t, struct stream *s, const struct tr_eve
 	size_t offset = s->next_packet + ((const char *)e - (const char *)s->packet);
 	unsigned char *told = &t->unknown_told[e->id < TR_MAX_EVENTS ? e->id : TR_MAX_EVENTS];
 	const char *problem;
+	__u32 raw_end;
 	char why[192];
 
 	if (!class) {
@@ -599,12 +652,16 @@ static int record_item(struct tr_trace *t, struct stream *s, const struct tr_eve
 				      "%s: record at offset %zu: event id %u has no usable format in .tracer/events; its records are skipped",
 				      s->name, offset, e->id);
 	}
-	problem = payload_problem(class->tep, (const char *)(e + 1), e->size, why, sizeof(why));
+	s->head = (struct tr_item) { .kind = TR_ITEM_RECORD, .cpu = s->cpu, .ts = e->timestamp,
+				     .record = e, .class = class };
+	problem = payload_problem(class->tep, (const char *)(e + 1), e->size, &raw_end,
+				  why, sizeof(why));
+	if (!problem && t->stacks && strcmp(class->system, "tracer"))
+		problem = stacks_problem((const char *)(e + 1), e->size, raw_end, &s->head,
+					 why, sizeof(why));
 	if (problem)
 		return stream_problem(s, e->timestamp, "%s: record at offset %zu: %s; record skipped",
 				      s->name, offset, problem);
-	s->head = (struct tr_item) { .kind = TR_ITEM_RECORD, .cpu = s->cpu, .ts = e->timestamp,
-				     .record = e, .class = class };
 	return 1;
 }
 
@@ -692,6 +749,8 @@ int tr_trace_open(struct tr_trace **trace, const char *dir, char *why, size_t wh
 	} else {
 		err = read_classes(t, dir, why, whylen);
 	}
+	if (!err)
+		read_stacks_flag(t);
 	if (!err)
 		err = open_streams(t, dir, why, whylen);
 	if (!err && !(t->heap = calloc(t->nstreams + 1, sizeof(*t->heap)))) {

@@ -15,7 +15,9 @@
 #ifndef TRACER_TRACE_H
 #define TRACER_TRACE_H
 
+#include <endian.h>
 #include <stddef.h>
+#include <string.h>
 #include <tracer/layout.h>
 
 struct tep_event;
@@ -42,6 +44,9 @@ struct tr_item {
 	const struct tr_event_header *record;
 	const struct tr_trace_class *class;
 	const void *payload;			/* a copy, followed by a NUL byte */
+	/* ... and, in a trace recorded with -g, its stacks (tr_item_frame()) */
+	unsigned int kernel_frames, user_frames;
+	__u32 frames_at;			/* payload offset of the frames */
 	/* TR_ITEM_LOST: events by cause since the previous packet, and packets */
 	__u64 lost_full, lost_wrap, lost_big, lost_busy;
 	__u64 lost_packets;			/* overwritten (sequence gap) */
@@ -59,15 +64,24 @@ int tr_trace_open(struct tr_trace **trace, const char *dir, char *why, size_t wh
  */
 int tr_trace_next(struct tr_trace *trace, struct tr_item *item);
 
+/* Frame i of a record's stacks: the kernel's first, innermost first, then the user's. */
+static inline __u64 tr_item_frame(const struct tr_item *item, unsigned int i)
+{
+	__u64 frame;
+
+	memcpy(&frame, (const char *)item->payload + item->frames_at + 8 * i, sizeof(frame));
+	return le64toh(frame);
+}
+
+/* Whether the trace's records carry call stacks (record -g). */
+int tr_trace_has_stacks(const struct tr_trace *trace);
+
 /*
  * Open a file of the trace's .tracer directory the way the trace's own
  * files are opened (a regular file, no symbolic link): a descriptor, or
  * -errno (-EINVAL when it is not a regular file).
  */
 int tr_trace_open_meta(const struct tr_trace *trace, const char *name);
-
-/* What an error of opening a file of the trace means, in words. */
-const char *tr_trace_file_error(int err);
 
 void tr_trace_close(struct tr_trace *trace);
 

@@ -22,7 +22,6 @@
 #define STREAM_PREFIX	"channel0_"
 #define META_DIR	".tracer"
 #define FORMATS		"events"	/* in META_DIR */
-#define COMMS		"comms"		/* in META_DIR */
 
 /* Whether name is one this file writes: at the top, or inside META_DIR. */
 static int written_here(const char *name, int inside_meta)
@@ -30,7 +29,8 @@ static int written_here(const char *name, int inside_meta)
 	const char *cpu = name + strlen(STREAM_PREFIX);
 
 	if (inside_meta)
-		return !strcmp(name, FORMATS) || !strcmp(name, COMMS);
+		return !strcmp(name, FORMATS) || !strcmp(name, TR_TRACE_STACKS) ||
+		       !strcmp(name, TR_TRACE_KALLSYMS) || !strcmp(name, TR_TRACE_MAPS);
 	if (!strcmp(name, METADATA) || !strcmp(name, META_DIR))
 		return 1;
 	return !strncmp(name, STREAM_PREFIX, strlen(STREAM_PREFIX)) && *cpu &&
@@ -332,6 +332,11 @@ static FILE *create_stream(const struct tr_trace_dir *d, int at, const char *nam
 	return f;
 }
 
+FILE *tr_trace_dir_meta_file(const struct tr_trace_dir *d, const char *name)
+{
+	return create_stream(d, d->meta_fd, name);
+}
+
 FILE *tr_trace_dir_metadata(const struct tr_trace_dir *d)
 {
 	return create_stream(d, d->fd, METADATA);
@@ -365,33 +370,6 @@ int tr_trace_dir_write_formats(const struct tr_trace_dir *d, const struct tr_eve
 			strlen(ev->format), ev->format);
 	}
 	return fclose(f) ? -errno : 0;
-}
-
-int tr_trace_dir_write_comms(const struct tr_trace_dir *d, pid_t command, const char *name)
-{
-	FILE *out = create_stream(d, d->meta_fd, COMMS), *in;
-	char path[64], comm[64];
-	struct dirent *de;
-	DIR *proc;
-
-	if (!out)
-		return -errno;
-	if (command)
-		fprintf(out, "%d %.15s\n", command, basename(name));
-	proc = opendir("/proc");
-	while (proc && (de = readdir(proc))) {
-		if (!isdigit((unsigned char)de->d_name[0]) || de->d_name[0] == '0')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%.20s/comm", de->d_name);
-		in = fopen(path, "r");
-		if (in && fgets(comm, sizeof(comm), in))
-			fprintf(out, "%s %s", de->d_name, comm);
-		if (in)
-			fclose(in);
-	}
-	if (proc)
-		closedir(proc);
-	return fclose(out) ? -errno : 0;
 }
 
 #define CONTROL "control"

@@ -46,11 +46,13 @@ int tr_trace_dir_open_streams(const struct tr_trace_dir *d, int *fd, unsigned in
 /* .tracer/events: the formats as tracefs gave them, for `tracer report`. */
 int tr_trace_dir_write_formats(const struct tr_trace_dir *d, const struct tr_event_set *events);
 
-/*
- * .tracer/comms: command names for `tracer report`, the command's (pid
- * command named name, if any) and every live process's.  0 or -errno.
- */
-int tr_trace_dir_write_comms(const struct tr_trace_dir *d, pid_t command, const char *name);
+/* What else .tracer/ holds for report, in a trace recorded with -g. */
+#define TR_TRACE_STACKS		"stacks"	/* there: the records carry stacks */
+#define TR_TRACE_KALLSYMS	"kallsyms"	/* /proc/kallsyms at record time */
+#define TR_TRACE_MAPS		"maps"		/* the recorded processes' mappings */
+
+/* One of those, created for writing. */
+FILE *tr_trace_dir_meta_file(const struct tr_trace_dir *d, const char *name);
 
 /*
  * The recording's control socket, .tracer/control: a listening Unix

@@ -29,7 +29,7 @@
 #include <linux/types.h>
 #endif
 
-#define TR_LAYOUT_VERSION	1
+#define TR_LAYOUT_VERSION	2
 
 /* CTF 1.8 packet magic: the first word of every sub-buffer. */
 #define TR_PACKET_MAGIC		0xC1FC1FC1u
@@ -79,11 +79,18 @@ struct tr_packet_header {
 	__u32 layout_version;		/* TR_LAYOUT_VERSION */
 };
 
-/* CTF event.header.  The record starts 8-aligned; size lets a reader skip it. */
+/*
+ * CTF event.header and stream event context.  The record starts 8-aligned;
+ * size lets a reader skip it.  pid and tid name the task that was running
+ * when the record was written (perf's sample pid/tid; 0 for a CPU's idle
+ * task and for records no task wrote), in the kernel's initial pid namespace.
+ */
 struct tr_event_header {
 	__u64 timestamp;		/* ns, read inside the reservation loop */
 	__u32 id;			/* event id, declared in the trace metadata */
 	__u32 size;			/* payload bytes after this header */
+	__u32 pid;			/* process: thread group id */
+	__u32 tid;			/* thread */
 };
 
 /*
@@ -163,7 +170,9 @@ struct tr_buf_ctl {
  * header (BPF, kernel, user), so a change to it fails every build.
  */
 _Static_assert(sizeof(struct tr_packet_header) == 104, "packet header layout");
-_Static_assert(sizeof(struct tr_event_header) == 16, "event header layout");
+_Static_assert(sizeof(struct tr_event_header) == 24, "event header layout");
+_Static_assert(sizeof(struct tr_event_header) % TR_RECORD_ALIGN == 0,
+	       "payloads start aligned");
 _Static_assert(sizeof(struct tr_packet_header) % TR_RECORD_ALIGN == 0,
 	       "records after the packet header stay aligned");
 _Static_assert(__builtin_offsetof(struct tr_buf_ctl, write_count) == TR_CACHELINE,

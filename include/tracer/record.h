@@ -45,6 +45,49 @@ struct tr_syscall_events {
 	__u32 exit;
 };
 
+/*
+ * tracer:task_state names a task: written for every task by the state
+ * dump at the start of a recording and of each snapshot, and as tasks
+ * appear (task:task_newtask) and change their command name (exec, prctl:
+ * task:task_rename).  Laid out as a tracepoint record, common header first.
+ */
+#define TR_TASK_STATE_TYPE	65533	/* its common_type */
+
+enum tr_task_reason {
+	TR_TASK_DUMP = 0,		/* the state dump */
+	TR_TASK_NEW = 1,		/* a new process or thread */
+	TR_TASK_COMM = 2,		/* a new command name */
+};
+
+struct tr_task_state {
+	__u16 common_type;
+	__u8 common_flags;
+	__u8 common_preempt_count;
+	__s32 common_pid;		/* the task that wrote the record */
+	__s32 pid;			/* thread id of the task named */
+	__s32 tgid;			/* its process */
+	__s32 ppid;			/* its parent process */
+	__u32 reason;			/* enum tr_task_reason */
+	char comm[16];
+};
+
+/*
+ * Call stacks (record -g): every tracepoint record of the recording (not
+ * tracer's own events) carries them after the raw record's last byte (its fixed part and dynamic data, at
+ * no alignment): the frame counts, then the kernel's return addresses,
+ * innermost first, then the user's.  The counts are 0 where a stack was
+ * not asked for or could not be taken, or where the record with its
+ * stacks would not fit in TR_BPF_MAX_RECORD.
+ */
+#define TR_STACK_KERNEL		1
+#define TR_STACK_USER		2
+#define TR_MAX_FRAMES		127	/* the kernel's default perf_event_max_stack */
+
+struct tr_stack_counts {
+	__u16 kernel;
+	__u16 user;
+};
+
 /* tr_trigger_id when there is no --snapshot-on. */
 #define TR_NO_TRIGGER		0xffffffffu
 

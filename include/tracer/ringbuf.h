@@ -494,12 +494,14 @@ static inline int trb_try_reserve(const struct trb_buf *b, struct trb_slot *s,
 }
 
 /*
- * Reserve a record of payload_size bytes and write its event header.
- * On success the payload goes to trb_payload(s), then trb_commit().
- * Fails with -ENOSPC (lost_big), -ENOBUFS (lost_full) or -EIO (lost_wrap).
+ * Reserve a record of payload_size bytes and write its event header, with
+ * the writing task's ids as bpf_get_current_pid_tgid() gives them (tgid in
+ * the upper half, thread id in the lower).  On success the payload goes to
+ * trb_payload(s), then trb_commit().  Fails with -ENOSPC (lost_big),
+ * -ENOBUFS (lost_full) or -EIO (lost_wrap).
  */
 static inline int trb_reserve(const struct trb_buf *b, struct trb_slot *s,
-			      __u32 event_id, __u32 payload_size)
+			      __u32 event_id, __u32 payload_size, __u64 pid_tgid)
 {
 	struct tr_event_header *eh;
 	char *subbuf;
@@ -536,6 +538,8 @@ static inline int trb_reserve(const struct trb_buf *b, struct trb_slot *s,
 	eh->timestamp = s->ts;
 	eh->id = event_id;
 	eh->size = payload_size;
+	eh->pid = pid_tgid >> 32;
+	eh->tid = (__u32)pid_tgid;
 	return 0;
 }
 

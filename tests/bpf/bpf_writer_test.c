@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -70,12 +71,14 @@ static int bpf_write(struct bpf_writer *w, int cpu, __u64 count, __u32 id, __u32
 	return err ? err : (int)opts.retval;
 }
 
+/* Writes as this thread, as the BPF loop run from it on its CPU does. */
 static void c_write(const struct trb_buf *b, __u64 count, __u32 id, __u32 size)
 {
+	__u64 me = (__u64)getpid() << 32 | gettid();
 	struct trb_slot s;
 
 	while (count--)
-		if (trb_reserve(b, &s, id, size) == 0) {
+		if (trb_reserve(b, &s, id, size, me) == 0) {
 			memcpy(trb_payload(&s), pattern, size);
 			trb_commit(b, &s);
 		}
@@ -122,10 +125,19 @@ static void same_packets_from_both_writers(enum tr_buf_mode mode, __u64 start)
 		.subbuf_size = SB, .nsubbuf = 2, .mode = mode, .start = start,
 	};
 	char *from_c = calloc(MAX, SB), *from_bpf = calloc(MAX, SB);
+	cpu_set_t before, cpu0;
 	struct bpf_writer w;
 	struct tr_ubuf u;
 	size_t n, i;
 
+	/*
+	 * On CPU 0 the loop runs in this thread (not in an interrupt there),
+	 * so its records name this thread, as c_write()'s do.
+	 */
+	CPU_ZERO(&cpu0);
+	CPU_SET(0, &cpu0);
+	REQUIRE_EQ(sched_getaffinity(0, sizeof(before), &before), 0);
+	REQUIRE_EQ(sched_setaffinity(0, sizeof(cpu0), &cpu0), 0);
 	REQUIRE_EQ(bpf_writer_open(&w, &cfg), 0);
 	REQUIRE_EQ(tr_ubuf_create(&u, &cfg, tr_clock_monotonic_ns), 0);
 	for (i = 0; i < sizeof(script) / sizeof(script[0]); i++) {
@@ -139,6 +151,7 @@ static void same_packets_from_both_writers(enum tr_buf_mode mode, __u64 start)
 	EXPECT(n >= 2);
 	EXPECT_EQ(collect(&w.bb.cpu[0], from_bpf, MAX), n);
 	EXPECT(memcmp(from_c, from_bpf, n * SB) == 0);
+	sched_setaffinity(0, sizeof(before), &before);
 	tr_ubuf_destroy(&u);
 	bpf_writer_close(&w);
 	free(from_c);

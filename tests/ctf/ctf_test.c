@@ -75,7 +75,7 @@ static void emit_sample(struct trace *t, __u32 count)
 	struct trb_slot slot;
 	int len = snprintf(path, sizeof(path), "/p/%u", count) + 1;
 
-	if (trb_reserve(&t->buf.rb, &slot, 3, sizeof(*s) + len))
+	if (trb_reserve(&t->buf.rb, &slot, 3, sizeof(*s) + len, 7ull << 32 | 8))
 		return;
 	s = trb_payload(&slot);
 	s->count = count;
@@ -164,7 +164,7 @@ static void test_babeltrace_reads_every_event_with_fields(void)
 	EXPECT(strstr(out, "{ count = 0, delta = 0, comm = \"abc\", path = \"/p/0\" }"));
 	EXPECT(strstr(out, "{ count = 299, delta = -299, comm = \"abc\", path = \"/p/299\" }"));
 	EXPECT(strstr(out, "testhost sample: { lost_full = 0, lost_wrap = 0, lost_big = 0, lost_busy = 0, "
-			   "cpu_id = 0, layout_version = 1 }, { payload_size = 33 }"));
+			   "cpu_id = 0, layout_version = 2 }, { payload_size = 33, pid = 7, tid = 8 }"));
 	EXPECT_EQ(count_lines(out, " W "), 0);
 	EXPECT_EQ(count_lines(out, "discarded"), 0);
 	if (tap_current_failed)

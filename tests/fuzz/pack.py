@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 # Packs a trace directory into one input of the report fuzzer
 # (report_fuzz.c): each file the reader reads, after "TRF:" and its letter.
-# Trim .tracer/comms first: it lists every process of the machine.
 #   tests/fuzz/pack.py TRACE_DIR > tests/fuzz/corpus/NAME
 import os
 import sys
 
-LETTERS = {".tracer/events": "e", ".tracer/comms": "c"}
+# .tracer/kallsyms ("k") is left out: the kernel's symbols are megabytes.
+LETTERS = {".tracer/events": "e", ".tracer/stacks": "s", ".tracer/maps": "m"}
 LETTERS.update({"channel0_%d" % cpu: str(cpu) for cpu in range(4)})
 
 if len(sys.argv) != 2:

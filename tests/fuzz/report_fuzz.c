@@ -5,7 +5,8 @@
  * files, each introduced by the marker "TRF:" and one letter naming it
  * (pack.py makes inputs from a recorded trace):
  *
- *	e  .tracer/events	c  .tracer/comms	0..3  channel0_0 .. channel0_3
+ *	e  .tracer/events	s  .tracer/stacks	k  .tracer/kallsyms
+ *	m  .tracer/maps		0..3  channel0_0 .. channel0_3
  *
  * The files are written into a private directory (on tmpfs when there is
  * one) and the whole report runs on it, printing into /dev/null.
@@ -25,7 +26,8 @@
 #define MARKER_LEN	4
 
 static const struct { char letter; const char *name; } files[] = {
-	{ 'e', ".tracer/events" }, { 'c', ".tracer/comms" },
+	{ 'e', ".tracer/events" }, { 's', ".tracer/stacks" },
+	{ 'k', ".tracer/kallsyms" }, { 'm', ".tracer/maps" },
 	{ '0', "channel0_0" }, { '1', "channel0_1" },
 	{ '2', "channel0_2" }, { '3', "channel0_3" },
 };

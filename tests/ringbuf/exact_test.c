@@ -15,6 +15,10 @@
 #define SB		4096u
 #define HDR		sizeof(struct tr_packet_header)
 #define EVH		sizeof(struct tr_event_header)
+/* Bytes of a record with an n-byte payload. */
+#define REC(n)		((EVH + (n) + 7) / 8 * 8)
+/* The task the records name: process 42, thread 43. */
+#define TASK		(42ull << 32 | 43)
 /* Payload of a 1200-byte record: three fit, the fourth switches. */
 #define THIRD		(1200 - EVH)
 /* Counters start here in the "near 2^64" runs: they wrap inside the test. */
@@ -47,7 +51,7 @@ static struct tr_ubuf make_buf(__u32 nsubbuf, enum tr_buf_mode mode, __u64 start
 static int write_record(const struct trb_buf *b, __u32 id, __u32 size, int fill)
 {
 	struct trb_slot s;
-	int err = trb_reserve(b, &s, id, size);
+	int err = trb_reserve(b, &s, id, size, TASK);
 
 	if (err)
 		return err;
@@ -94,13 +98,15 @@ static struct tr_packet_header expected_header(__u64 seq, __u64 begin, __u64 end
 		.content_size = content * 8,
 		.packet_size = (on_disk < SB ? on_disk : SB) * 8,
 		.packet_seq_num = seq, .events_discarded = lost_full,
-		.lost_full = lost_full, .cpu_id = 1, .layout_version = 1,
+		.lost_full = lost_full, .cpu_id = 1, .layout_version = TR_LAYOUT_VERSION,
 	};
 }
 
 static void put_record(char *at, __u64 ts, __u32 id, const void *payload, __u32 size)
 {
-	struct tr_event_header eh = { .timestamp = ts, .id = id, .size = size };
+	struct tr_event_header eh = {
+		.timestamp = ts, .id = id, .size = size, .pid = 42, .tid = 43,
+	};
 
 	memcpy(at, &eh, EVH);
 	memcpy(at + EVH, payload, size);
@@ -109,17 +115,17 @@ static void put_record(char *at, __u64 ts, __u32 id, const void *payload, __u32 
 static void test_known_sequence_gives_byte_exact_packet(void)
 {
 	struct tr_ubuf u = make_buf(2, TR_MODE_DISCARD, 0);
-	struct tr_packet_header h = expected_header(0, 100, 103, HDR + 24 + 16 + 32, 0);
+	struct tr_packet_header h = expected_header(0, 100, 103, HDR + REC(5) + REC(0) + REC(16), 0);
 	char expect[SB] = { 0 }, sixteen[16];
 	const char *packet = NULL;
 	struct trb_slot s;
 	__u64 pos = 0;
 
 	memset(sixteen, 0xab, sizeof(sixteen));
-	EXPECT_EQ(trb_reserve(&u.rb, &s, 1, 5), 0);
+	EXPECT_EQ(trb_reserve(&u.rb, &s, 1, 5, TASK), 0);
 	memcpy(trb_payload(&s), "hello", 5);
 	trb_commit(&u.rb, &s);
-	EXPECT_EQ(trb_reserve(&u.rb, &s, 2, 0), 0);
+	EXPECT_EQ(trb_reserve(&u.rb, &s, 2, 0, TASK), 0);
 	trb_commit(&u.rb, &s);
 	EXPECT_EQ(write_record(&u.rb, 3, 16, 0xab), 0);
 	EXPECT_EQ(trb_get_subbuf(&u.rb, &pos, &packet), -EAGAIN);
@@ -127,9 +133,9 @@ static void test_known_sequence_gives_byte_exact_packet(void)
 	EXPECT_EQ(trb_flush(&u.rb), 0);
 
 	memcpy(expect, &h, HDR);
-	put_record(expect + HDR, 100, 1, "hello", 5);		/* padded to 24 */
-	put_record(expect + HDR + 24, 101, 2, "", 0);
-	put_record(expect + HDR + 40, 102, 3, sixteen, 16);
+	put_record(expect + HDR, 100, 1, "hello", 5);		/* padded to 8 */
+	put_record(expect + HDR + REC(5), 101, 2, "", 0);
+	put_record(expect + HDR + REC(5) + REC(0), 102, 3, sixteen, 16);
 	REQUIRE_EQ(trb_get_subbuf(&u.rb, &pos, &packet), 0);
 	EXPECT_EQ(pos, 0);
 	EXPECT(memcmp(packet, expect, SB) == 0);
@@ -155,7 +161,7 @@ static void test_exact_fit_closes_packet_without_flush(void)
 	/* The next record opens packet 1 at its own timestamp. */
 	EXPECT_EQ(write_records(&u.rb, 1, 8), 1);
 	EXPECT_EQ(trb_flush(&u.rb), 1);
-	h = expected_header(1, 104, 105, HDR + 24, 0);
+	h = expected_header(1, 104, 105, HDR + REC(8), 0);
 	REQUIRE_EQ(trb_get_subbuf(&u.rb, &pos, &packet), 0);
 	EXPECT(memcmp(packet, &h, HDR) == 0);
 	tr_ubuf_destroy(&u);
@@ -171,7 +177,7 @@ static void test_record_that_does_not_fit_switches_with_padding(void)
 
 	EXPECT_EQ(write_records(&u.rb, 3, THIRD), 3);
 	/* Reserving the fourth closes packet 0: ready before the commit. */
-	EXPECT_EQ(trb_reserve(&u.rb, &s, 4, THIRD), 0);
+	EXPECT_EQ(trb_reserve(&u.rb, &s, 4, THIRD, TASK), 0);
 	EXPECT_EQ(s.switches, TRB_SWITCH_OLD_END | TRB_SWITCH_NEW_START);
 	REQUIRE_EQ(trb_get_subbuf(&u.rb, &pos, &packet), 0);
 	EXPECT(memcmp(packet, &h, HDR) == 0);
@@ -286,7 +292,7 @@ static void test_commits_out_of_order_deliver_only_when_complete(void)
 
 	/* An outer reservation, then three nested ones that commit first. */
 	for (i = 0; i < 4; i++)
-		EXPECT_EQ(trb_reserve(&u.rb, &s[i], i + 1, quarter(i)), 0);
+		EXPECT_EQ(trb_reserve(&u.rb, &s[i], i + 1, quarter(i), TASK), 0);
 	for (i = 3; i > 0; i--) {
 		trb_commit(&u.rb, &s[i]);
 		EXPECT_EQ(trb_get_subbuf(&u.rb, &pos, &packet), -EAGAIN);
@@ -309,7 +315,7 @@ static void wrap_over_open_reservation(enum tr_buf_mode mode)
 	const char *packet = NULL;
 	__u64 pos = 0;
 
-	EXPECT_EQ(trb_reserve(&u.rb, &open, 1, quarter(0)), 0);
+	EXPECT_EQ(trb_reserve(&u.rb, &open, 1, quarter(0), TASK), 0);
 	EXPECT_EQ(write_quarters(&u.rb, 1, 7), 7);
 	EXPECT_EQ(write_quarters(&u.rb, 0, 5), 0);
 	EXPECT_EQ(u.rb.ctl->lost_wrap, 5);
@@ -448,11 +454,11 @@ static void test_packet_checks_catch_corruption(void)
 	REQUIRE_EQ(trb_get_subbuf(&u.rb, &pos, &taken), 0);
 	memcpy(packet, taken, SB);
 	h = (void *)packet;
-	e = (void *)(packet + HDR + 56);
+	e = (void *)(packet + HDR + REC(40));
 	EXPECT(tr_packet_header_problem(h, SB) == NULL);
 	h->content_size = 2 * SB * 8;
 	EXPECT(tr_packet_header_problem(h, SB) != NULL);
-	h->content_size = (HDR + 112) * 8;
+	h->content_size = (HDR + 2 * REC(40)) * 8;
 	h->magic = 0;
 	EXPECT(tr_packet_header_problem(h, SB) != NULL);
 	h->magic = TR_PACKET_MAGIC;
