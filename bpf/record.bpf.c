@@ -362,16 +362,25 @@ static __always_inline __u32 build_in_scratch(void *ctx, void *record, __u32 siz
 	return tr_stack_flags ? add_stacks(ctx, *scratch, size) : size;
 }
 
-static __always_inline void scratch_to_regions(const char *scratch, __u32 id, __u32 size)
+/*
+ * A record of size bytes at data (BPF memory: the scratch record, or the
+ * stack) into this CPU's buffer: through the module's kfunc, or into the
+ * BPF regions.  The mask leaves the size as it is; older verifiers need it.
+ */
+static __always_inline void write_bytes(const void *data, __u32 id, __u32 size)
 {
 	struct trb_bpf_slot s;
 	struct trb_bpf b;
 
+	if (tr_use_kmod) {
+		tr_kmod_write(id, data, size & SCRATCH_MASK);
+		return;
+	}
 	if (!trb_bpf_this_cpu(&b) || trb_bpf_reserve(&b, &s, id, size))
 		return;
 	barrier_var(size);
 	if (size <= TR_BPF_MAX_RECORD - sizeof(struct tr_event_header))
-		bpf_probe_read_kernel(s.record + 1, size, scratch);
+		bpf_probe_read_kernel(s.record + 1, size, data);
 	trb_bpf_commit(&b, &s);
 }
 
@@ -411,11 +420,8 @@ static __always_inline void write_record(void *ctx, void *record, __u32 id, __u3
 		return;
 	}
 	size = build_in_scratch(ctx, record, size, shape, &scratch);
-	/* The mask leaves the size as it is; older verifiers need it. */
-	if (size && tr_use_kmod)
-		tr_kmod_write(id, scratch, size & SCRATCH_MASK);
-	else if (size)
-		scratch_to_regions(scratch, id, size);
+	if (size)
+		write_bytes(scratch, id, size);
 }
 
 /* After the record: fire the trigger if this is its event and its filter passes. */
@@ -540,18 +546,9 @@ static __always_inline void write_task_state(struct task_struct *task, const cha
 		.ppid = BPF_CORE_READ(task, real_parent, tgid),
 		.reason = reason,
 	};
-	struct trb_bpf_slot s;
-	struct trb_bpf b;
 
 	bpf_probe_read_kernel_str(rec.comm, sizeof(rec.comm), comm);
-	if (tr_use_kmod) {
-		tr_kmod_write(tr_task_state_id, &rec, sizeof(rec));
-		return;
-	}
-	if (!trb_bpf_this_cpu(&b) || trb_bpf_reserve(&b, &s, tr_task_state_id, sizeof(rec)))
-		return;
-	bpf_probe_read_kernel(s.record + 1, sizeof(rec), &rec);
-	trb_bpf_commit(&b, &s);
+	write_bytes(&rec, tr_task_state_id, sizeof(rec));
 }
 
 /*

@@ -160,7 +160,7 @@ static int configure(struct session *s, const struct trb_config *cfg)
 	skel->rodata->tr_kmod_via_perf = s->kmod_via_perf;
 	/* A flight recorder reads only for snapshots: no notices to wake it. */
 	skel->rodata->trb_notify = !s->use_kmod && !o->flight_recorder;
-	skel->rodata->tr_self_tgid = getpid();
+	skel->rodata->tr_self_tgid = s->self;
 	skel->rodata->tr_filter_pids = !o->system_wide && (o->pid || o->command);
 	skel->rodata->tr_follow_forks = !o->system_wide && !o->pid && o->command;
 	skel->rodata->tr_filter_cpus = o->cpus != NULL;
