@@ -852,8 +852,8 @@ static int peers_setup(void)
 	peers = bench_peers__open();
 	if (!peers)
 		return -errno;
-	TR_BPFBUF_SET_GEOMETRY(peers->rodata, &cfg);
-	err = tr_bpfbuf_size_map(peers->maps.trb_regions, &cfg, ncpu);
+	TR_BPFBUF_SET_GEOMETRY(peers->rodata, &cfg, 1, ncpu);
+	err = tr_bpfbuf_size_map(peers->maps.trb_regions, &cfg, 1, ncpu);
 	if (err) {
 		bench_peers__destroy(peers);
 		peers = NULL;
@@ -864,7 +864,7 @@ static int peers_setup(void)
 	bpf_map__set_max_entries(peers->maps.bp_pages, ncpu);
 	err = bench_peers__load(peers);
 	if (!err)
-		err = tr_bpfbuf_open(&peer_bufs, peers->maps.trb_regions, &cfg, ncpu,
+		err = tr_bpfbuf_open(&peer_bufs, peers->maps.trb_regions, &cfg, 1, ncpu,
 				     tr_clock_monotonic_ns);
 	if (err) {
 		bench_peers__destroy(peers);
@@ -1288,7 +1288,7 @@ static int tracer_prog_setup(struct config *c)
 	__u32 key = 0;
 	int err;
 
-	err = tr_events_resolve(&set, specs, NULL, 1, why, sizeof(why));
+	err = tr_events_resolve(&set, specs, NULL, NULL, 1, why, sizeof(why));
 	if (err) {
 		snprintf(c->why, sizeof(c->why), "%s", why);
 		return err;
@@ -1298,9 +1298,9 @@ static int tracer_prog_setup(struct config *c)
 		err = -errno;
 		goto out;
 	}
-	TR_BPFBUF_SET_GEOMETRY(rec_skel->rodata, &cfg);
+	TR_BPFBUF_SET_GEOMETRY(rec_skel->rodata, &cfg, 1, ncpu);
 	rec_skel->rodata->tr_self_tgid = 0;	/* the generator is this process */
-	err = tr_bpfbuf_size_map(rec_skel->maps.trb_regions, &cfg, ncpu);
+	err = tr_bpfbuf_size_map(rec_skel->maps.trb_regions, &cfg, 1, ncpu);
 	if (!err)
 		err = bpf_map__set_max_entries(rec_skel->maps.tr_cpus, ncpu);
 	bpf_program__set_autoload(rec_skel->progs.tr_follow_fork, false);
@@ -1310,7 +1310,7 @@ static int tracer_prog_setup(struct config *c)
 		err = bpf_map__update_elem(rec_skel->maps.tr_events, &key, sizeof(key),
 					   &set.events[0].shape, sizeof(set.events[0].shape), BPF_ANY);
 	if (!err)
-		err = tr_bpfbuf_open(&rec_bufs, rec_skel->maps.trb_regions, &cfg, ncpu,
+		err = tr_bpfbuf_open(&rec_bufs, rec_skel->maps.trb_regions, &cfg, 1, ncpu,
 				     tr_clock_monotonic_ns);
 out:
 	if (err) {
@@ -2309,12 +2309,12 @@ static int loop_setup(char *why, size_t len)
 	wl_skel = writer_loop__open();
 	if (!wl_skel)
 		return -errno;
-	TR_BPFBUF_SET_GEOMETRY(wl_skel->rodata, &cfg);
-	err = tr_bpfbuf_size_map(wl_skel->maps.trb_regions, &cfg, ncpu);
+	TR_BPFBUF_SET_GEOMETRY(wl_skel->rodata, &cfg, 1, ncpu);
+	err = tr_bpfbuf_size_map(wl_skel->maps.trb_regions, &cfg, 1, ncpu);
 	if (!err)
 		err = writer_loop__load(wl_skel);
 	if (!err)
-		err = tr_bpfbuf_open(&wl_bufs, wl_skel->maps.trb_regions, &cfg, ncpu,
+		err = tr_bpfbuf_open(&wl_bufs, wl_skel->maps.trb_regions, &cfg, 1, ncpu,
 				     tr_clock_monotonic_ns);
 	if (err) {
 		snprintf(why, len, "writer_loop: %s", strerror(-err));

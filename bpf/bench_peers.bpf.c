@@ -226,7 +226,7 @@ int bp_tracer_loop(struct bpf_raw_tracepoint_args *ctx)
 {
 	struct bp_trb_args a = { .payload = ctx->args[1] };
 
-	if (!trb_bpf_this_cpu(&a.buf))
+	if (!trb_bpf_this_cpu(&a.buf, 0))
 		return 1;
 	bpf_loop(ctx->args[0], trb_write_one, &a, 0);
 	return 0;

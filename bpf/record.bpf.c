@@ -284,7 +284,7 @@ static __always_inline void record_in_regions(void *ctx, __u32 id, __u32 size,
 	struct trb_bpf_slot s;
 	struct trb_bpf b;
 
-	if (!trb_bpf_this_cpu(&b) || trb_bpf_reserve(&b, &s, id, size))
+	if (!trb_bpf_this_cpu(&b, shape->channel) || trb_bpf_reserve(&b, &s, id, size))
 		return;
 	if (size >= sizeof(struct trace_entry)) {
 		/* Keep clang from merging the checks: older verifiers lose the bound. */
@@ -364,10 +364,12 @@ static __always_inline __u32 build_in_scratch(void *ctx, void *record, __u32 siz
 
 /*
  * A record of size bytes at data (BPF memory: the scratch record, or the
- * stack) into this CPU's buffer: through the module's kfunc, or into the
- * BPF regions.  The mask leaves the size as it is; older verifiers need it.
+ * stack) into this CPU's buffer of a channel: through the module's kfunc
+ * (which has one channel), or into the BPF regions.  The mask leaves the
+ * size as it is; older verifiers need it.
  */
-static __always_inline void write_bytes(const void *data, __u32 id, __u32 size)
+static __always_inline void write_bytes(const void *data, __u32 id, __u32 size,
+					__u32 channel)
 {
 	struct trb_bpf_slot s;
 	struct trb_bpf b;
@@ -376,7 +378,7 @@ static __always_inline void write_bytes(const void *data, __u32 id, __u32 size)
 		tr_kmod_write(id, data, size & SCRATCH_MASK);
 		return;
 	}
-	if (!trb_bpf_this_cpu(&b) || trb_bpf_reserve(&b, &s, id, size))
+	if (!trb_bpf_this_cpu(&b, channel) || trb_bpf_reserve(&b, &s, id, size))
 		return;
 	barrier_var(size);
 	if (size <= TR_BPF_MAX_RECORD - sizeof(struct tr_event_header))
@@ -421,7 +423,7 @@ static __always_inline void write_record(void *ctx, void *record, __u32 id, __u3
 	}
 	size = build_in_scratch(ctx, record, size, shape, &scratch);
 	if (size)
-		write_bytes(scratch, id, size);
+		write_bytes(scratch, id, size, shape->channel);
 }
 
 /* After the record: fire the trigger if this is its event and its filter passes. */
@@ -548,7 +550,8 @@ static __always_inline void write_task_state(struct task_struct *task, const cha
 	};
 
 	bpf_probe_read_kernel_str(rec.comm, sizeof(rec.comm), comm);
-	write_bytes(&rec, tr_task_state_id, sizeof(rec));
+	/* In the default channel, beside the recording's other records of its own. */
+	write_bytes(&rec, tr_task_state_id, sizeof(rec), 0);
 }
 
 /*

@@ -2,7 +2,7 @@
 /*
  * The writer side of the ring buffer protocol (include/tracer/ringbuf.h)
  * for BPF programs: the same steps under the same names, trb_bpf_*, over
- * one region per CPU in a BPF_F_MMAPABLE array map.  User space maps the
+ * one region per channel and CPU in a BPF_F_MMAPABLE array map.  User space maps the
  * regions, initialises them with trb_init(), and reads and flushes them
  * with ringbuf.h; BPF atomics are SMP-safe, so both sides share the
  * counters.  The invariants I1-I8 are stated once, in ringbuf.h.
@@ -13,12 +13,13 @@
  *    nested programs and user-space flushes compete, so this does not
  *    happen in practice); the other loops cannot fail that often against
  *    a reader that follows the protocol.
- *  - Geometry comes from read-only constants set by the loader, and every
- *    offset is masked or clamped with them: the map value is shared with
- *    user space, so a physical index read from it is clamped before use,
- *    and the map value ends with TR_BPF_MAX_RECORD spare bytes so that a
- *    record of up to that size at any offset of the last sub-buffer is in
- *    bounds (TR_BPF_REGION_SIZE).
+ *  - Geometry comes from read-only constants set by the loader, one set
+ *    per channel, and every offset is masked or clamped with bounds that
+ *    hold for every channel: the map value is shared with user space, so
+ *    a physical index read from it is clamped before use, and the map
+ *    value ends with TR_BPF_MAX_RECORD spare bytes so that a record of up
+ *    to that size at any offset of the last sub-buffer is in bounds
+ *    (TR_BPF_REGION_SIZE).
  */
 #ifndef TRACER_RINGBUF_BPF_H
 #define TRACER_RINGBUF_BPF_H
@@ -35,18 +36,29 @@
 #define TRB_EIO			5
 #define TRB_EBUSY		16
 
-/* Geometry, set by the loader before load. */
-const volatile __u32 trb_subbuf_order = 12;
-const volatile __u32 trb_nsubbuf_order = 1;
-const volatile __u32 trb_mode = TR_MODE_DISCARD;
+/*
+ * Geometry, set by the loader before load: each channel's, and the bounds
+ * that hold for all of them (user/bpfbuf.h computes both).
+ */
+const volatile __u32 trb_subbuf_order[TR_MAX_CHANNELS] = { 12 };
+const volatile __u32 trb_nsubbuf_order[TR_MAX_CHANNELS] = { 1 };
+const volatile __u32 trb_mode[TR_MAX_CHANNELS];
+const volatile __u32 trb_ncpu = 1;
+/* The largest sub-buffer, less one, and offset of a physical sub-buffer. */
+const volatile __u64 trb_max_offset_mask = 4095;
+const volatile __u64 trb_max_phys_offset = 8192;
 
-/* One region per CPU: struct tr_buf_ctl, sub-buffers, slack. */
+/*
+ * One region per channel and CPU, channel by channel: struct tr_buf_ctl,
+ * sub-buffers, slack.  One map has one value size: every region has room
+ * for the largest channel's, and each channel uses what its geometry says.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE);
 	__uint(key_size, sizeof(__u32));
 	__uint(value_size, TR_CTL_SIZE);	/* set by the loader */
-	__uint(max_entries, 1);			/* set by the loader: CPUs */
+	__uint(max_entries, 1);			/* set by the loader: channels x CPUs */
 } trb_regions SEC(".maps");
 
 /*
@@ -69,6 +81,9 @@ struct {
 struct trb_bpf {
 	struct tr_buf_ctl *ctl;
 	char *data;
+	__u32 subbuf_order;		/* its channel's geometry */
+	__u32 nsubbuf_order;
+	__u32 mode;
 };
 
 struct trb_bpf_slot {
@@ -90,63 +105,86 @@ enum {
 
 /* --- Positions (ringbuf.h: same names without _bpf) -------------------- */
 
-static __always_inline __u64 trb_bpf_subbuf_size(void)
+static __always_inline __u64 trb_bpf_subbuf_size(const struct trb_bpf *b)
 {
-	return 1ull << trb_subbuf_order;
+	return 1ull << b->subbuf_order;
 }
 
-static __always_inline __u64 trb_bpf_buf_size(void)
+static __always_inline __u64 trb_bpf_buf_size(const struct trb_bpf *b)
 {
-	return 1ull << (trb_subbuf_order + trb_nsubbuf_order);
+	return 1ull << (b->subbuf_order + b->nsubbuf_order);
 }
 
-static __always_inline __u64 trb_bpf_sb_offset(__u64 pos)
+/*
+ * An offset in a sub-buffer.  The second mask changes nothing (no channel
+ * has larger sub-buffers) but bounds it for the verifier, which does not
+ * know the channel's geometry.
+ */
+static __always_inline __u64 trb_bpf_sb_offset(const struct trb_bpf *b, __u64 pos)
 {
-	return pos & (trb_bpf_subbuf_size() - 1);
+	return pos & (trb_bpf_subbuf_size(b) - 1) & trb_max_offset_mask;
 }
 
-static __always_inline __u64 trb_bpf_sb_trunc(__u64 pos)
+static __always_inline __u64 trb_bpf_sb_trunc(const struct trb_bpf *b, __u64 pos)
 {
-	return pos & ~(trb_bpf_subbuf_size() - 1);
+	return pos & ~(trb_bpf_subbuf_size(b) - 1);
 }
 
-static __always_inline __u64 trb_bpf_sb_next(__u64 pos)
+static __always_inline __u64 trb_bpf_sb_next(const struct trb_bpf *b, __u64 pos)
 {
-	return trb_bpf_sb_trunc(pos) + trb_bpf_subbuf_size();
+	return trb_bpf_sb_trunc(b, pos) + trb_bpf_subbuf_size(b);
 }
 
-static __always_inline __u32 trb_bpf_sb_index(__u64 pos)
+/* A writer-visible index, bounded as above. */
+static __always_inline __u32 trb_bpf_sb_index(const struct trb_bpf *b, __u64 pos)
 {
-	return (pos & (trb_bpf_buf_size() - 1)) >> trb_subbuf_order;
+	return ((pos & (trb_bpf_buf_size(b) - 1)) >> b->subbuf_order) & (TR_MAX_SUBBUFS - 1);
 }
 
-static __always_inline __u64 trb_bpf_lap_commit(__u64 pos)
+static __always_inline __u64 trb_bpf_lap_commit(const struct trb_bpf *b, __u64 pos)
 {
-	return (pos & ~(trb_bpf_buf_size() - 1)) >> trb_nsubbuf_order;
+	return (pos & ~(trb_bpf_buf_size(b) - 1)) >> b->nsubbuf_order;
 }
 
-static __always_inline __u64 trb_bpf_commit_mask(void)
+static __always_inline __u64 trb_bpf_commit_mask(const struct trb_bpf *b)
 {
-	return ~0ull >> trb_nsubbuf_order;
+	return ~0ull >> b->nsubbuf_order;
 }
 
-static __always_inline __u64 trb_bpf_lap_tag(__u64 pos)
+static __always_inline __u64 trb_bpf_lap_tag(const struct trb_bpf *b, __u64 pos)
 {
-	return (pos >> (trb_subbuf_order + trb_nsubbuf_order)) & TR_SBID_LAP_MASK;
+	return (pos >> (b->subbuf_order + b->nsubbuf_order)) & TR_SBID_LAP_MASK;
 }
 
-/* A physical index from the shared table, clamped to the region. */
-static __always_inline __u32 trb_bpf_sbid_phys(__u64 sbid)
-{
-	__u32 phys = sbid & TR_SBID_INDEX_MASK;
-	__u32 last = 1u << trb_nsubbuf_order;
+/*
+ * var = min(var, max), for the verifier, in one register: with an if,
+ * clang may go on with a copy it spilled before the comparison, and older
+ * verifiers (6.1) do not know that copy is bounded.
+ */
+#define trb_bpf_clamp(var, max) \
+	asm volatile("if %0 <= %1 goto +1; %0 = %1" : "+r"(var) : "r"((__u64)(max)))
 
-	return phys > last ? last : phys;
+/*
+ * A physical index from the shared table, clamped to the region (and, for
+ * the verifier, which does not know the channel's geometry, to any region).
+ */
+static __always_inline __u32 trb_bpf_sbid_phys(const struct trb_bpf *b, __u64 sbid)
+{
+	__u64 phys = sbid & TR_SBID_INDEX_MASK;
+	__u64 last = 1u << b->nsubbuf_order;
+
+	trb_bpf_clamp(phys, last);
+	trb_bpf_clamp(phys, TR_MAX_SUBBUFS);
+	return phys;
 }
 
 static __always_inline char *trb_bpf_phys_addr(const struct trb_bpf *b, __u32 phys)
 {
-	return b->data + ((__u64)phys << trb_subbuf_order);
+	__u64 offset = (__u64)phys << b->subbuf_order;
+
+	/* As in trb_bpf_sb_offset(): no channel goes further. */
+	trb_bpf_clamp(offset, trb_max_phys_offset);
+	return b->data + offset;
 }
 
 static __always_inline __u64 trb_bpf_record_align(__u64 pos)
@@ -156,23 +194,27 @@ static __always_inline __u64 trb_bpf_record_align(__u64 pos)
 
 /* --- Writer -------------------------------------------------------------- */
 
-/* This CPU's buffer, or 0 if the region was never initialised. */
-static __always_inline int trb_bpf_this_cpu(struct trb_bpf *b)
+/* This CPU's buffer of a channel, or 0 if the region was never initialised. */
+static __always_inline int trb_bpf_this_cpu(struct trb_bpf *b, __u32 channel)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
-	char *region = bpf_map_lookup_elem(&trb_regions, &cpu);
+	__u32 index = (channel & (TR_MAX_CHANNELS - 1)) * trb_ncpu + cpu;
+	char *region = bpf_map_lookup_elem(&trb_regions, &index);
 
 	if (!region)
 		return 0;
 	b->ctl = (struct tr_buf_ctl *)region;
 	b->data = region + TR_CTL_SIZE;
+	b->subbuf_order = trb_subbuf_order[channel & (TR_MAX_CHANNELS - 1)];
+	b->nsubbuf_order = trb_nsubbuf_order[channel & (TR_MAX_CHANNELS - 1)];
+	b->mode = trb_mode[channel & (TR_MAX_CHANNELS - 1)];
 	return b->ctl->magic == TR_CTL_MAGIC;
 }
 
 static __always_inline char *trb_bpf_writer_subbuf(const struct trb_bpf *b,
 						   __u64 pos, __u32 *phys)
 {
-	__u64 *entry = &b->ctl->sbid[trb_bpf_sb_index(pos)];
+	__u64 *entry = &b->ctl->sbid[trb_bpf_sb_index(b, pos)];
 	__u64 id = *(volatile __u64 *)entry;
 	int i;
 
@@ -181,7 +223,7 @@ static __always_inline char *trb_bpf_writer_subbuf(const struct trb_bpf *b,
 
 		id = seen == id ? id & ~TR_SBID_NOREF : seen;
 	}
-	*phys = trb_bpf_sbid_phys(id);
+	*phys = trb_bpf_sbid_phys(b, id);
 	return trb_bpf_phys_addr(b, *phys);
 }
 
@@ -203,21 +245,21 @@ static __always_inline void trb_bpf_advance_consumed(const struct trb_bpf *b,
 
 static __always_inline void trb_bpf_push_reader(const struct trb_bpf *b, __u64 pos)
 {
-	trb_bpf_advance_consumed(b, trb_bpf_sb_trunc(pos) - trb_bpf_buf_size() +
-				 trb_bpf_subbuf_size());
+	trb_bpf_advance_consumed(b, trb_bpf_sb_trunc(b, pos) - trb_bpf_buf_size(b) +
+				 trb_bpf_subbuf_size(b));
 }
 
 static __always_inline void trb_bpf_deliver(const struct trb_bpf *b, __u32 idx,
 					    __u64 pos, __u64 cc)
 {
 	struct tr_buf_ctl *ctl = b->ctl;
-	__u32 phys = trb_bpf_sbid_phys(ctl->sbid[idx]);
+	__u32 phys = trb_bpf_sbid_phys(b, ctl->sbid[idx]);
 	struct tr_record_counters *rc = &ctl->records[phys];
 
 	__sync_fetch_and_add(&ctl->records_overrun, rc->unread);
 	rc->unread = rc->committed;
 	rc->committed = 0;
-	ctl->sbid[idx] = phys | TR_SBID_NOREF | trb_bpf_lap_tag(pos) << TR_SBID_LAP_SHIFT;
+	ctl->sbid[idx] = phys | TR_SBID_NOREF | trb_bpf_lap_tag(b, pos) << TR_SBID_LAP_SHIFT;
 	/* An exchange is a full barrier: it publishes all of the above. */
 	__sync_lock_test_and_set(&ctl->commit[idx].cc_sb, cc);
 	if (trb_notify)
@@ -227,11 +269,11 @@ static __always_inline void trb_bpf_deliver(const struct trb_bpf *b, __u32 idx,
 static __always_inline void trb_bpf_commit_bytes(const struct trb_bpf *b,
 						 __u64 pos, __u64 bytes)
 {
-	__u32 idx = trb_bpf_sb_index(pos);
+	__u32 idx = trb_bpf_sb_index(b, pos);
 	__u64 cc = __sync_fetch_and_add(&b->ctl->commit[idx].cc, bytes) + bytes;
 
-	if (((cc - trb_bpf_subbuf_size()) & trb_bpf_commit_mask()) ==
-	    trb_bpf_lap_commit(pos))
+	if (((cc - trb_bpf_subbuf_size(b)) & trb_bpf_commit_mask(b)) ==
+	    trb_bpf_lap_commit(b, pos))
 		trb_bpf_deliver(b, idx, pos, cc);
 }
 
@@ -245,7 +287,7 @@ static __always_inline void trb_bpf_packet_begin(const struct trb_bpf *b,
 	h->stream_id = ctl->stream_id;
 	h->stream_instance_id = ctl->cpu;
 	h->timestamp_begin = ts;
-	h->packet_seq_num = (pos - ctl->start) >> trb_subbuf_order;
+	h->packet_seq_num = (pos - ctl->start) >> b->subbuf_order;
 	h->cpu_id = ctl->cpu;
 	h->layout_version = TR_LAYOUT_VERSION;
 }
@@ -256,7 +298,7 @@ static __always_inline void trb_bpf_packet_end(const struct trb_bpf *b,
 	struct tr_packet_header *h = (struct tr_packet_header *)subbuf;
 	const struct tr_buf_ctl *ctl = b->ctl;
 	__u64 on_disk = (content + TR_PACKET_ALIGN - 1) & ~(__u64)(TR_PACKET_ALIGN - 1);
-	__u64 sb = trb_bpf_subbuf_size();
+	__u64 sb = trb_bpf_subbuf_size(b);
 
 	h->timestamp_end = ts;
 	h->content_size = content * 8;
@@ -271,27 +313,27 @@ static __always_inline void trb_bpf_packet_end(const struct trb_bpf *b,
 static __always_inline void trb_bpf_switch_old_end(const struct trb_bpf *b,
 						   __u64 old, __u64 ts)
 {
-	__u64 content = trb_bpf_sb_offset(old);
+	__u64 content = trb_bpf_sb_offset(b, old);
 	__u32 phys;
 
 	trb_bpf_packet_end(b, trb_bpf_writer_subbuf(b, old, &phys), content, ts);
-	trb_bpf_commit_bytes(b, old, trb_bpf_subbuf_size() - content);
+	trb_bpf_commit_bytes(b, old, trb_bpf_subbuf_size(b) - content);
 }
 
 static __always_inline int trb_bpf_may_enter(const struct trb_bpf *b, __u64 sb,
 					     __u64 old)
 {
 	struct tr_buf_ctl *ctl = b->ctl;
-	__u64 cc_sb = *(volatile __u64 *)&ctl->commit[trb_bpf_sb_index(sb)].cc_sb;
+	__u64 cc_sb = *(volatile __u64 *)&ctl->commit[trb_bpf_sb_index(b, sb)].cc_sb;
 
 	if (*(volatile __u64 *)&ctl->write_count != old)
 		return -TRB_EAGAIN;
-	if ((cc_sb & trb_bpf_commit_mask()) != trb_bpf_lap_commit(sb)) {
+	if ((cc_sb & trb_bpf_commit_mask(b)) != trb_bpf_lap_commit(b, sb)) {
 		__sync_fetch_and_add(&ctl->lost_wrap, 1);
 		return -TRB_EIO;
 	}
-	if (trb_mode == TR_MODE_DISCARD &&
-	    sb - trb_bpf_sb_trunc(*(volatile __u64 *)&ctl->consumed) >= trb_bpf_buf_size()) {
+	if (b->mode == TR_MODE_DISCARD &&
+	    sb - trb_bpf_sb_trunc(b, *(volatile __u64 *)&ctl->consumed) >= trb_bpf_buf_size(b)) {
 		__sync_fetch_and_add(&ctl->lost_full, 1);
 		return -TRB_ENOBUFS;
 	}
@@ -307,11 +349,11 @@ static __always_inline int trb_bpf_try_reserve(const struct trb_bpf *b,
 	s->ts = bpf_ktime_get_ns();
 	s->begin = trb_bpf_record_align(s->old);
 	s->switches = 0;
-	if (trb_bpf_sb_offset(s->old) == 0) {
+	if (trb_bpf_sb_offset(b, s->old) == 0) {
 		s->switches = TRB_SWITCH_NEW_START;
-	} else if (s->begin - trb_bpf_sb_trunc(s->old) + record > trb_bpf_subbuf_size()) {
+	} else if (s->begin - trb_bpf_sb_trunc(b, s->old) + record > trb_bpf_subbuf_size(b)) {
 		s->switches = TRB_SWITCH_OLD_END | TRB_SWITCH_NEW_START;
-		s->begin = trb_bpf_sb_next(s->old);
+		s->begin = trb_bpf_sb_next(b, s->old);
 	}
 	if (s->switches & TRB_SWITCH_NEW_START) {
 		err = trb_bpf_may_enter(b, s->begin, s->old);
@@ -321,7 +363,7 @@ static __always_inline int trb_bpf_try_reserve(const struct trb_bpf *b,
 	}
 	s->end = s->begin + record;
 	s->size = s->end - (s->switches ? s->begin : s->old);
-	if (trb_bpf_sb_offset(s->end) == 0)
+	if (trb_bpf_sb_offset(b, s->end) == 0)
 		s->switches |= TRB_SWITCH_NEW_END;
 	return 0;
 }
@@ -341,7 +383,7 @@ static __always_inline int trb_bpf_reserve(const struct trb_bpf *b,
 	int i, err;
 
 	if (record > TR_BPF_MAX_RECORD ||
-	    record > trb_bpf_subbuf_size() - sizeof(struct tr_packet_header)) {
+	    record > trb_bpf_subbuf_size(b) - sizeof(struct tr_packet_header)) {
 		__sync_fetch_and_add(&b->ctl->lost_big, 1);
 		return -TRB_ENOSPC;
 	}
@@ -358,20 +400,20 @@ static __always_inline int trb_bpf_reserve(const struct trb_bpf *b,
 		__sync_fetch_and_add(&b->ctl->lost_busy, 1);
 		return -TRB_EBUSY;
 	}
-	if (trb_mode == TR_MODE_OVERWRITE && (s->switches & TRB_SWITCH_NEW_START))
+	if (b->mode == TR_MODE_OVERWRITE && (s->switches & TRB_SWITCH_NEW_START))
 		trb_bpf_push_reader(b, s->begin);
 	subbuf = trb_bpf_writer_subbuf(b, s->begin, &s->phys);
 	if (s->switches & TRB_SWITCH_OLD_END)
 		trb_bpf_switch_old_end(b, s->old, s->ts);
 	if (s->switches & TRB_SWITCH_NEW_START) {
-		__u64 sb = trb_bpf_sb_trunc(s->begin);
+		__u64 sb = trb_bpf_sb_trunc(b, s->begin);
 
 		trb_bpf_packet_begin(b, subbuf, sb, s->ts);
 		trb_bpf_commit_bytes(b, sb, sizeof(struct tr_packet_header));
 	}
 	if (s->switches & TRB_SWITCH_NEW_END)
-		trb_bpf_packet_end(b, subbuf, trb_bpf_subbuf_size(), s->ts);
-	s->record = (struct tr_event_header *)(subbuf + trb_bpf_sb_offset(s->begin));
+		trb_bpf_packet_end(b, subbuf, trb_bpf_subbuf_size(b), s->ts);
+	s->record = (struct tr_event_header *)(subbuf + trb_bpf_sb_offset(b, s->begin));
 	s->record->timestamp = s->ts;
 	s->record->id = event_id;
 	s->record->size = payload_size;

@@ -40,7 +40,7 @@ int trb_write_loop(struct bpf_raw_tracepoint_args *ctx)
 {
 	struct loop_args a = { .id = ctx->args[1], .size = ctx->args[2] };
 
-	if (!trb_bpf_this_cpu(&a.buf))
+	if (!trb_bpf_this_cpu(&a.buf, 0))
 		return 1;
 	bpf_loop(ctx->args[0], write_one, &a, 0);
 	return 0;

@@ -30,7 +30,8 @@
 
 static const char usage_record[] =
 "usage: tracer record -e EVENT [-e EVENT...] [options] [-- command [args...]]\n"
-"  -e, --event EVENT      tracepoint, e.g. sched:sched_switch, 'sched:*', 'syscalls:sys_enter_*'\n"
+"  -e, --event EVENT      tracepoint, e.g. sched:sched_switch, 'sched:*', 'syscalls:sys_enter_*';\n"
+"                         EVENT@NAME records it in channel NAME (--channel)\n"
 "      --filter EXPR      record only the events of the -e before it that pass EXPR, in ftrace's\n"
 "                         syntax, e.g. 'prev_pid != 0 && prev_comm ~ \"kworker*\"' (evaluated in the kernel)\n"
 "  -a, --all-cpus         record every process (default without -p or a command)\n"
@@ -49,6 +50,10 @@ static const char usage_record[] =
 "      --call-graph WHICH kernel, user or both: the stacks -g takes\n"
 "      --buffer-size SIZE per-CPU buffer, a power of two, e.g. 4M (default 4M)\n"
 "      --subbuf-size SIZE sub-buffer, a power of two, e.g. 1M (default 1M)\n"
+"      --channel NAME:SIZE[:SUBBUF][:MODE]  buffers of their own (SIZE per CPU, sub-buffers of\n"
+"                         SUBBUF, default SIZE/4 up to 1M) for the events -e EVENT@NAME sends there,\n"
+"                         so a flood elsewhere never takes their place; MODE discard or overwrite\n"
+"                         (default: the recording's); at most 7, besides the default channel0\n"
 "      --flush-ms MS      deliver partly filled sub-buffers every MS ms, 1 to 60000 (default 100)\n"
 "      --backend WHO      auto (default: the kernel module if loaded), bpf or kmod\n"
 "  -v, --verbose          show libbpf's messages (verifier logs when loading fails)\n"
@@ -232,6 +237,116 @@ static int parse_event(const char *option, const char *text)
 	return 0;
 }
 
+/* -e EVENT[@CHANNEL]: the event part is checked now, the channel once all are known. */
+static int parse_event_in_channel(const char *text)
+{
+	char *event = strndup(text, strcspn(text, "@"));
+	int err = event ? parse_event("--event", event) : -ENOMEM;
+
+	free(event);
+	return err;
+}
+
+/* A channel's mode not given: the recording's, decided once all options are read. */
+#define MODE_UNSET	((enum tr_buf_mode)-1)
+
+static struct tr_channel_opts *find_channel(struct tr_record_opts *o, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < o->nchannels; i++)
+		if (!strcmp(o->channels[i].name, name))
+			return &o->channels[i];
+	return NULL;
+}
+
+static int parse_mode(const char *option, const char *text, enum tr_buf_mode *mode)
+{
+	if (strcmp(text, "discard") && strcmp(text, "overwrite"))
+		return refuse(option, text, "must be discard or overwrite");
+	*mode = strcmp(text, "overwrite") ? TR_MODE_DISCARD : TR_MODE_OVERWRITE;
+	return 0;
+}
+
+/*
+ * A sub-buffer of a quarter of the buffer, as the default channel's, but
+ * at most 1 MiB unless more than TR_MAX_SUBBUFS of them would be needed.
+ */
+static __u64 default_subbuf(__u64 size)
+{
+	__u64 sub = size / 4 > (1 << 20) ? 1 << 20 : size / 4;
+
+	if (sub < size / TR_MAX_SUBBUFS)
+		sub = size / TR_MAX_SUBBUFS;
+	return sub < TR_MIN_SUBBUF_SIZE ? TR_MIN_SUBBUF_SIZE : sub;
+}
+
+/* --channel NAME:SIZE[:SUBBUF][:MODE]: channel0, the default channel, is taken. */
+static int parse_channel(struct tr_record_opts *o, const char *text)
+{
+	char *copy = strdup(text), *field[5], *save = NULL, *f;
+	struct tr_channel_opts c = { .mode = MODE_UNSET }, *same;
+	unsigned int n = 0, i;
+	int err = copy ? 0 : -ENOMEM;
+
+	for (f = copy ? strtok_r(copy, ":", &save) : NULL; f && n < 5; f = strtok_r(NULL, ":", &save))
+		field[n++] = f;
+	if (!err && (n < 2 || n > 4 || text[strlen(text) - 1] == ':' || strstr(text, "::")))
+		err = refuse("--channel", text, "not NAME:SIZE[:SUBBUF][:MODE], e.g. rare:64K or flood:16M:1M:overwrite");
+	if (!err && !tr_trace_dir_channel_name_ok(field[0], strlen(field[0])))
+		err = refuse("--channel", text, "a channel name has 1 to %d letters, digits, '-' or '_'",
+			     TR_CHANNEL_NAME_MAX - 1);
+	if (!err)
+		err = parse_size("--channel", field[1], &c.buffer_size);
+	for (i = 2; i < n && !err; i++) {
+		if (!strcmp(field[i], "discard") || !strcmp(field[i], "overwrite"))
+			err = parse_mode("--channel", field[i], &c.mode);
+		else if (i == 2)
+			err = parse_size("--channel", field[i], &c.subbuf_size);
+		else
+			err = refuse("--channel", text, "MODE must be discard or overwrite");
+	}
+	same = err ? NULL : find_channel(o, field[0]);
+	if (same == o->channels)
+		err = refuse("--channel", text, "channel0 is the default channel: --buffer-size, --subbuf-size and --mode set it");
+	else if (same)
+		err = refuse("--channel", text, "channel %s is defined twice", field[0]);
+	if (!err && o->nchannels == TR_MAX_CHANNELS)
+		err = refuse("--channel", text, "at most %d channels besides channel0", TR_MAX_CHANNELS - 1);
+	if (!err) {
+		strcpy(c.name, field[0]);
+		if (!c.subbuf_size)
+			c.subbuf_size = default_subbuf(c.buffer_size);
+		o->channels[o->nchannels++] = c;
+	}
+	free(copy);
+	return err;
+}
+
+/*
+ * Each -e's channel, by name, into event_channels; the specs lose their
+ * @CHANNEL.  Channels without a mode take the recording's.
+ */
+static int assign_channels(struct tr_record_opts *o, const char **events, unsigned int *channels)
+{
+	unsigned int i;
+
+	for (i = 1; i < o->nchannels; i++)
+		if (o->channels[i].mode == MODE_UNSET)
+			o->channels[i].mode = o->channels[0].mode;
+	for (i = 0; i < o->nevents; i++) {
+		const char *at = strchr(events[i], '@');
+		struct tr_channel_opts *c = at ? find_channel(o, at + 1) : o->channels;
+
+		if (!c)
+			return refuse("--event", events[i], "no --channel %s", at + 1);
+		channels[i] = c - o->channels;
+		if (at && !(events[i] = strndup(events[i], at - events[i])))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 static int parse_pid(const char *option, const char *text, int must_exist, pid_t *pid)
 {
 	unsigned long long n;
@@ -262,7 +377,7 @@ static int bad_option(void)
 }
 
 enum { OPT_COMM = 256, OPT_MODE, OPT_BUFFER, OPT_SUBBUF, OPT_FLUSH, OPT_BACKEND, OPT_FILTER,
-       OPT_FLIGHT, OPT_SNAPSHOT_ON, OPT_CALL_GRAPH };
+       OPT_FLIGHT, OPT_SNAPSHOT_ON, OPT_CALL_GRAPH, OPT_CHANNEL };
 
 /* --mode given on the command line, to refuse --mode discard --flight-recorder. */
 static int mode_given;
@@ -287,7 +402,7 @@ static int record_option(struct tr_record_opts *o, const char **events, const ch
 	unsigned long long n;
 
 	switch (c) {
-	case 'e': events[o->nevents++] = optarg; return parse_event("--event", optarg);
+	case 'e': events[o->nevents++] = optarg; return parse_event_in_channel(optarg);
 	case OPT_FILTER: return parse_filter(o, filters, optarg);
 	case 'a': o->system_wide = 1; return 0;
 	case 'p': return parse_pid("--pid", optarg, 1, &o->pid);
@@ -304,11 +419,9 @@ static int record_option(struct tr_record_opts *o, const char **events, const ch
 	case 'f': o->force = 1; return 0;
 	case 'd': return parse_duration("--duration", optarg, &o->duration);
 	case OPT_MODE:
-		if (strcmp(optarg, "discard") && strcmp(optarg, "overwrite"))
-			return refuse("--mode", optarg, "must be discard or overwrite");
-		o->mode = strcmp(optarg, "overwrite") ? TR_MODE_DISCARD : TR_MODE_OVERWRITE;
 		mode_given = 1;
-		return 0;
+		return parse_mode("--mode", optarg, &o->channels[0].mode);
+	case OPT_CHANNEL: return parse_channel(o, optarg);
 	case OPT_FLIGHT: o->flight_recorder = 1; return 0;
 	case OPT_SNAPSHOT_ON: o->snapshot_on = optarg; return 0;
 	case 'g': o->stacks = TR_STACK_KERNEL | TR_STACK_USER; return 0;
@@ -322,8 +435,8 @@ static int record_option(struct tr_record_opts *o, const char **events, const ch
 		else
 			return refuse("--call-graph", optarg, "must be kernel, user or both");
 		return 0;
-	case OPT_BUFFER: return parse_size("--buffer-size", optarg, &o->buffer_size);
-	case OPT_SUBBUF: return parse_size("--subbuf-size", optarg, &o->subbuf_size);
+	case OPT_BUFFER: return parse_size("--buffer-size", optarg, &o->channels[0].buffer_size);
+	case OPT_SUBBUF: return parse_size("--subbuf-size", optarg, &o->channels[0].subbuf_size);
 	case OPT_FLUSH:
 		if (parse_uint("--flush-ms", optarg, 1, MAX_FLUSH_MS, &n))
 			return -EINVAL;
@@ -362,6 +475,7 @@ static int cmd_record(int argc, char **argv)
 		{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
 		{ "buffer-size", required_argument, NULL, OPT_BUFFER },
 		{ "subbuf-size", required_argument, NULL, OPT_SUBBUF },
+		{ "channel", required_argument, NULL, OPT_CHANNEL },
 		{ "flush-ms", required_argument, NULL, OPT_FLUSH },
 		{ "backend", required_argument, NULL, OPT_BACKEND },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -370,9 +484,13 @@ static int cmd_record(int argc, char **argv)
 	};
 	const char **events = calloc(argc, sizeof(*events));
 	const char **filters = calloc(argc, sizeof(*filters));
+	unsigned int *channels = calloc(argc, sizeof(*channels));
 	struct tr_record_opts o = {
-		.events = events, .filters = filters, .output = "tracer.data", .mode = TR_MODE_DISCARD,
-		.buffer_size = 4 << 20, .subbuf_size = 1 << 20, .flush_ms = 100,
+		.events = events, .filters = filters, .event_channels = channels,
+		.output = "tracer.data", .flush_ms = 100,
+		.channels = { { .name = TR_DEFAULT_CHANNEL, .buffer_size = 4 << 20,
+				.subbuf_size = 1 << 20, .mode = TR_MODE_DISCARD } },
+		.nchannels = 1,
 	};
 	int c;
 
@@ -390,7 +508,7 @@ static int cmd_record(int argc, char **argv)
 		fprintf(stderr, "%s: no event given: -e EVENT, e.g. -e 'sched:*'\n", me);
 		return 2;
 	}
-	if (o.flight_recorder && mode_given && o.mode == TR_MODE_DISCARD) {
+	if (o.flight_recorder && mode_given && o.channels[0].mode == TR_MODE_DISCARD) {
 		fprintf(stderr, "%s: --flight-recorder keeps the newest events: it overwrites, and --mode discard would keep the oldest\n",
 			me);
 		return 2;
@@ -401,7 +519,9 @@ static int cmd_record(int argc, char **argv)
 		return 2;
 	}
 	if (o.flight_recorder)
-		o.mode = TR_MODE_OVERWRITE;
+		o.channels[0].mode = TR_MODE_OVERWRITE;
+	if (assign_channels(&o, events, channels))
+		return 2;
 	if (optind < argc)
 		o.command = argv + optind;
 	return tr_record(&o);

@@ -243,4 +243,27 @@ struct.pack_into('<Q', d, $PACKET_SIZE, (content + 3) & ~3)"
 }
 check "a packet_size not rounded to 4 KiB is refused" misaligned_packet_size
 
+# --- channels: .tracer/channels and the packets' stream_id -----------------------
+
+packet_of_another_channel() {
+	local t
+	t=$(hostile getppid other-channel)
+	edit "$t/channel0_0" "struct.pack_into('<I', d, 4096 + 4, 1)"
+	report_refuses "$t" "channel0_0: packet at offset 4096: packet of another channel; the rest of this stream is skipped"
+}
+check "a packet whose stream_id is another channel's is refused at its offset" packet_of_another_channel
+
+# A channel that is not "channel ID NAME", an id out of range, a name that
+# would be a path: one line, the channels before it read.
+channels_file_damaged() {
+	local t line
+	for line in 'channel 1 ../../etc' 'channel 8 high' 'channel 0 again' 'chanel 1 x' 'channel 1 x y'; do
+		t=$(hostile getppid channels)
+		printf 'channel 0 channel0\n%s\n' "$line" >"$t/.tracer/channels"
+		report_refuses "$t" ".tracer/channels: '$line' is not a new \"channel ID NAME\"; the channels after it are not read" &&
+			[ "$(printed ' syscalls:sys_enter_getppid: ')" = 1000 ] || { echo "# with '$line'"; return 1; }
+	done
+}
+check ".tracer/channels damaged: one line naming it, channel0's 1000 events still print" channels_file_damaged
+
 echo "1..$n"

@@ -187,6 +187,19 @@ backends_agree() {
 	cmp -s "$run/getppid.payloads" "$run/getppid-kmod.payloads"
 }
 
+# The channels trace: getppid_n's 1000 calls in channel0, its exit in
+# channel rare, in report and in babeltrace2, nothing lost.
+channels_in_report_and_babeltrace2() {
+	report_of channels && babeltrace2_of channels && nothing_lost channels || return 1
+	local calls exits bt_exits
+	calls=$(grep -c ' syscalls:sys_enter_getppid: ' "$run/channels.report")
+	exits=$(grep ' sched:sched_process_exit: ' "$run/channels.report" | grep -c 'comm=getppid_n ')
+	bt_exits=$(grep ' sched_process_exit: ' "$run/channels.bt" | grep -c 'comm = "getppid_n"')
+	[ "$calls" = 1000 ] && [ "$exits" = 1 ] && [ "$bt_exits" = 1 ] &&
+		{ [ -s "$run/traces/channels/rare_0" ] || [ -s "$run/traces/channels/rare_1" ]; } ||
+		{ echo "# $calls calls, $exits exits (babeltrace2: $bt_exits)"; ls "$run/traces/channels" | diag; return 1; }
+}
+
 # Records of EVENT in TRACE's babeltrace2 text with the hard-interrupt
 # flag (0x08) in common_flags.
 in_hard_irq() { # in_hard_irq TRACE EVENT
@@ -381,6 +394,8 @@ for pattern in "${kernel_patterns[@]}"; do
 		check "$kver, $backend: --filter passes exactly the 99 close() calls it selects" \
 			filter_exact_in_report "filter${suffix:+-$suffix}"
 	done
+	check "$kver, bpf: a channel's trace: 1000 calls in channel0, the exit in rare (report, babeltrace2)" \
+		channels_in_report_and_babeltrace2
 	if [ "$backends" = "bpf kmod" ]; then
 		check "$kver: both backends record the same getppid payloads" backends_agree
 		check "$kver: 100,000+ NMIs, and their records decode in report and babeltrace2" nmi_records_decode

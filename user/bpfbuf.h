@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Buffers in a BPF map: the per-CPU regions that BPF programs fill with
- * bpf/ringbuf.bpf.h, mapped into this process and read with ringbuf.h.
+ * Buffers in a BPF map: the regions, one per channel and CPU, that BPF
+ * programs fill with bpf/ringbuf.bpf.h, mapped into this process and read
+ * with ringbuf.h.
  */
 #ifndef TRACER_BPFBUF_H
 #define TRACER_BPFBUF_H
@@ -15,19 +16,39 @@ struct tr_bpfbuf {
 	size_t map_bytes;
 	size_t region_bytes;
 	unsigned int ncpu;
-	struct trb_buf *cpu;		/* one handle per CPU */
+	unsigned int nchannels;
+	struct trb_buf *buf;		/* a handle per channel and CPU: [channel * ncpu + cpu] */
 	struct ring_buffer *notices;	/* delivery notices, once watched */
 };
 
+/* What every channel's regions fit in: the writers' bounds (ringbuf.bpf.h). */
+struct tr_bpfbuf_bounds {
+	__u64 max_offset_mask;		/* the largest sub-buffer, less one */
+	__u64 max_phys_offset;		/* the furthest physical sub-buffer's offset */
+	__u64 region_size;		/* bytes of one region, slack included */
+};
+
+void tr_bpfbuf_bounds(const struct trb_config *cfgs, unsigned int nchannels,
+		      struct tr_bpfbuf_bounds *bounds);
+
 /*
  * The BPF side's geometry constants live in each program's .rodata
- * (ringbuf.bpf.h); set them before load from the same configuration.
+ * (ringbuf.bpf.h); set them before load from the same configurations,
+ * cfgs[channel] for each of nchannels channels.
  */
-#define TR_BPFBUF_SET_GEOMETRY(rodata, cfg) \
+#define TR_BPFBUF_SET_GEOMETRY(rodata, cfgs, nchannels, ncpu) \
 	do { \
-		(rodata)->trb_subbuf_order = trb_log2((cfg)->subbuf_size); \
-		(rodata)->trb_nsubbuf_order = trb_log2((cfg)->nsubbuf); \
-		(rodata)->trb_mode = (cfg)->mode; \
+		struct tr_bpfbuf_bounds bounds_; \
+		unsigned int c_; \
+		tr_bpfbuf_bounds((cfgs), (nchannels), &bounds_); \
+		for (c_ = 0; c_ < (nchannels); c_++) { \
+			(rodata)->trb_subbuf_order[c_] = trb_log2((cfgs)[c_].subbuf_size); \
+			(rodata)->trb_nsubbuf_order[c_] = trb_log2((cfgs)[c_].nsubbuf); \
+			(rodata)->trb_mode[c_] = (cfgs)[c_].mode; \
+		} \
+		(rodata)->trb_ncpu = (ncpu); \
+		(rodata)->trb_max_offset_mask = bounds_.max_offset_mask; \
+		(rodata)->trb_max_phys_offset = bounds_.max_phys_offset; \
 	} while (0)
 
 /*
@@ -36,17 +57,18 @@ struct tr_bpfbuf {
  */
 #define TR_BPF_MAX_REGION_SIZE	(1ull << 29)
 
-/* Before load: size the region map for this geometry, one region per CPU. */
-int tr_bpfbuf_size_map(struct bpf_map *map, const struct trb_config *cfg,
-		       unsigned int ncpu);
+/* Before load: size the region map for these channels, a region per channel and CPU. */
+int tr_bpfbuf_size_map(struct bpf_map *map, const struct trb_config *cfgs,
+		       unsigned int nchannels, unsigned int ncpu);
 
 /*
- * After load: map the regions and initialise each for its CPU, before
- * any program that writes them is attached.  0 or -errno.
+ * After load: map the regions and initialise each for its channel
+ * (cfgs[channel].stream_id) and CPU, before any program that writes them
+ * is attached.  0 or -errno.
  */
 int tr_bpfbuf_open(struct tr_bpfbuf *bb, const struct bpf_map *map,
-		   const struct trb_config *cfg, unsigned int ncpu,
-		   __u64 (*clock)(void));
+		   const struct trb_config *cfgs, unsigned int nchannels,
+		   unsigned int ncpu, __u64 (*clock)(void));
 void tr_bpfbuf_close(struct tr_bpfbuf *bb);
 
 /*

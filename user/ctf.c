@@ -8,8 +8,8 @@
 #include "ctf.h"
 
 /*
- * The fixed part: type aliases, trace, clock, and the one stream class,
- * whose packet header and packet context are exactly struct
+ * The fixed part: type aliases, trace, clock, and a stream class per
+ * channel, all alike: their packet header and packet context are exactly struct
  * tr_packet_header, and whose event header and event context are struct
  * tr_event_header (CTF readers want only id and timestamp in the header;
  * the context is the payload's size and the writing task's process and
@@ -44,11 +44,12 @@ static const char metadata_head[] =
 "};\n"
 "\n";
 
-static const char metadata_stream[] =
+static const char metadata_clock_type[] =
 "typealias integer { size = 64; align = 64; signed = false; map = clock.monotonic.value; } := tr_clock_t;\n"
-"\n"
-"stream {\n"
-"\tid = 0;\n"
+"\n";
+
+/* After "stream {", "id = N;". */
+static const char metadata_stream[] =
 "\tpacket.context := struct {\n"
 "\t\ttr_clock_t timestamp_begin;\n"
 "\t\ttr_clock_t timestamp_end;\n"
@@ -222,13 +223,22 @@ static int write_event_class(FILE *out, const struct tr_ctf_event_class *c)
 	for (i = 0; i < c->nfields; i++)
 		if (field_problem(&c->fields[i]))
 			return -EINVAL;
-	fprintf(out, "event {\n\tname = \"%s\";\n\tid = %u;\n\tstream_id = 0;\n",
-		c->name, c->id);
+	fprintf(out, "event {\n\tname = \"%s\";\n\tid = %u;\n\tstream_id = %u;\n",
+		c->name, c->id, c->stream_id);
 	fprintf(out, "\tfields := struct {\n");
 	for (i = 0; i < c->nfields; i++)
 		write_field(out, &c->fields[i]);
 	fprintf(out, "\t};\n};\n\n");
 	return 0;
+}
+
+/* What each stream class is: its channel's name, buffers and mode. */
+static void write_channel_env(FILE *out, const struct tr_ctf_channel *c)
+{
+	fprintf(out, "\ttracer_channel_%u = \"%s: %llu bytes per CPU, sub-buffers of %llu, %s\";\n",
+		c->id, c->name, (unsigned long long)c->buffer_size,
+		(unsigned long long)c->subbuf_size,
+		c->mode == TR_MODE_OVERWRITE ? "overwrite" : "discard");
 }
 
 int tr_ctf_write_metadata(FILE *out, const struct tr_ctf_trace *trace)
@@ -240,15 +250,20 @@ int tr_ctf_write_metadata(FILE *out, const struct tr_ctf_trace *trace)
 	fprintf(out, "env {\n\thostname = \"%s\";\n\tdomain = \"kernel\";\n"
 		"\ttracer_name = \"tracer\";\n\ttracer_backend = \"%s\";\n"
 		"\ttracer_clock = \"%s\";\n\ttracer_common_context = \"%s\";\n"
-		"\tlayout_version = %d;\n};\n\n",
+		"\tlayout_version = %d;\n",
 		trace->hostname, trace->backend, trace->clock,
 		trace->context ? trace->context : "unknown", TR_LAYOUT_VERSION);
+	for (i = 0; i < trace->nchannels; i++)
+		write_channel_env(out, &trace->channels[i]);
+	fputs("};\n\n", out);
 	fprintf(out, "clock {\n\tname = \"monotonic\";\n"
 		"\tdescription = \"%s\";\n\tfreq = 1000000000;\n"
 		"\toffset_s = %lld;\n\toffset = %lld;\n};\n\n", trace->clock,
 		(long long)(trace->clock_offset_ns / 1000000000),
 		(long long)(trace->clock_offset_ns % 1000000000));
-	fputs(metadata_stream, out);
+	fputs(metadata_clock_type, out);
+	for (i = 0; i < trace->nchannels; i++)
+		fprintf(out, "stream {\n\tid = %u;\n%s", trace->channels[i].id, metadata_stream);
 	for (i = 0; i < trace->nclasses; i++) {
 		err = write_event_class(out, &trace->classes[i]);
 		if (err)

@@ -34,8 +34,18 @@ struct tr_ctf_field {
 struct tr_ctf_event_class {
 	const char *name;	/* e.g. "sched_switch" */
 	__u32 id;		/* struct tr_event_header.id */
+	__u32 stream_id;	/* its channel's stream class */
 	const struct tr_ctf_field *fields;
 	unsigned int nfields;
+};
+
+/* A channel: a stream class, described in the env. */
+struct tr_ctf_channel {
+	const char *name;
+	__u32 id;		/* stream class id: tr_packet_header.stream_id */
+	__u64 buffer_size;	/* per CPU */
+	__u64 subbuf_size;
+	enum tr_buf_mode mode;
 };
 
 struct tr_ctf_trace {
@@ -46,6 +56,8 @@ struct tr_ctf_trace {
 	__s64 clock_offset_ns;	/* CLOCK_REALTIME - CLOCK_MONOTONIC at record time */
 	const struct tr_ctf_event_class *classes;
 	unsigned int nclasses;
+	const struct tr_ctf_channel *channels;
+	unsigned int nchannels;
 };
 
 /*

@@ -258,8 +258,17 @@ static int add_filter(struct tr_event *ev, const char *spec, const char *filter,
 	return err;
 }
 
+/* An event selected again by a spec sending it to another channel: why not. */
+static int channel_conflict(const struct tr_event *ev, const char *spec, char *why, size_t whylen)
+{
+	snprintf(why, whylen, "-e %s sends %s:%s to another channel than an -e before it; an event has one channel",
+		 spec, ev->system, ev->name);
+	return -EINVAL;
+}
+
 int tr_events_resolve(struct tr_event_set *set, const char *const *specs,
-		      const char *const *filters, unsigned int nspecs, char *why, size_t whylen)
+		      const char *const *filters, const unsigned int *channels,
+		      unsigned int nspecs, char *why, size_t whylen)
 {
 	struct tr_event *ev;
 	char **names = all_event_names();
@@ -277,11 +286,15 @@ int tr_events_resolve(struct tr_event_set *set, const char *const *specs,
 				continue;
 			found++;
 			ev = find_event(set, names[i]);
-			if (!ev) {
+			if (ev && ev->shape.channel != (channels ? channels[s] : 0))
+				err = channel_conflict(ev, specs[s], why, whylen);
+			if (!ev && !err) {
 				err = add_event(set, names[i], why, whylen);
 				ev = err ? NULL : &set->events[set->count - 1];
+				if (ev)
+					ev->shape.channel = channels ? channels[s] : 0;
 			}
-			if (ev)
+			if (ev && !err)
 				err = add_filter(ev, specs[s], filters ? filters[s] : NULL,
 						 why, whylen);
 		}

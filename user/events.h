@@ -40,13 +40,15 @@ struct tr_event_set {
  * Resolve specs ("system:event", globs allowed in both parts) into a set
  * of distinct events, each with the filter of filters[i] (NULL, or NULL
  * entries: none) compiled for it; an event that several specs select
- * passes what any of their filters passes.  On failure returns -errno
- * and writes one line saying why into why (unknown event with close
- * names, glob matching nothing, tracefs unreadable, a bad filter).
+ * passes what any of their filters passes, and each in the channel
+ * channels[i] (NULL: all in channel 0; shape.channel), one per event.  On
+ * failure returns -errno and writes one line saying why into why (unknown
+ * event with close names, glob matching nothing, tracefs unreadable, a bad
+ * filter, an event sent to two channels).
  */
 int tr_events_resolve(struct tr_event_set *set, const char *const *specs,
-		      const char *const *filters, unsigned int nspecs,
-		      char *why, size_t whylen);
+		      const char *const *filters, const unsigned int *channels,
+		      unsigned int nspecs, char *why, size_t whylen);
 void tr_events_free(struct tr_event_set *set);
 
 /*

@@ -30,13 +30,13 @@ static void count_records(struct session *s, const void *packet)
 }
 
 /* Write a packet; on failure cut the file back so it ends on a whole packet. */
-static int store_packet(struct session *s, unsigned int cpu, const void *packet)
+static int store_packet(struct session *s, unsigned int stream, const void *packet)
 {
-	off_t before = lseek(s->stream_fd[cpu], 0, SEEK_CUR);
-	int err = tr_ctf_write_packet(s->stream_fd[cpu], packet);
+	off_t before = lseek(s->stream_fd[stream], 0, SEEK_CUR);
+	int err = tr_ctf_write_packet(s->stream_fd[stream], packet);
 
 	if (err) {
-		if (ftruncate(s->stream_fd[cpu], before))
+		if (ftruncate(s->stream_fd[stream], before))
 			err = -errno;
 		return err;
 	}
@@ -44,45 +44,46 @@ static int store_packet(struct session *s, unsigned int cpu, const void *packet)
 	return 0;
 }
 
-const struct trb_buf *rec_cpu_buf(const struct session *s, unsigned int cpu)
+/* The module has one channel: its buffers are the streams of channel 0. */
+const struct trb_buf *rec_buf(const struct session *s, unsigned int stream)
 {
-	return s->use_kmod ? &s->kbufs.cpu[cpu] : &s->bufs.cpu[cpu];
+	return s->use_kmod ? &s->kbufs.cpu[stream] : &s->bufs.buf[stream];
 }
 
-static int get_subbuf(struct session *s, unsigned int cpu, __u64 *pos,
+static int get_subbuf(struct session *s, unsigned int stream, __u64 *pos,
 		      const char **packet)
 {
 	if (s->use_kmod)
-		return tr_kmodbuf_get_subbuf(&s->kbufs, cpu, pos, packet);
-	return trb_get_subbuf(&s->bufs.cpu[cpu], pos, packet);
+		return tr_kmodbuf_get_subbuf(&s->kbufs, stream, pos, packet);
+	return trb_get_subbuf(&s->bufs.buf[stream], pos, packet);
 }
 
-static void put_subbuf(struct session *s, unsigned int cpu, __u64 pos)
+static void put_subbuf(struct session *s, unsigned int stream, __u64 pos)
 {
 	if (s->use_kmod)
-		tr_kmodbuf_put_subbuf(&s->kbufs, cpu, pos);
+		tr_kmodbuf_put_subbuf(&s->kbufs, stream, pos);
 	else
-		trb_put_subbuf(&s->bufs.cpu[cpu], pos);
+		trb_put_subbuf(&s->bufs.buf[stream], pos);
 }
 
 void rec_consume(struct session *s)
 {
-	unsigned int cpu;
+	unsigned int stream;
 
-	for (cpu = 0; cpu < s->ncpu && !s->write_error; cpu++) {
-		__u64 subbuf_size = rec_cpu_buf(s, cpu)->subbuf_size;
+	for (stream = 0; stream < s->nstreams && !s->write_error; stream++) {
+		__u64 subbuf_size = rec_buf(s, stream)->subbuf_size;
 		const char *packet;
 		__u64 pos;
 
-		while (!s->write_error && get_subbuf(s, cpu, &pos, &packet) == 0) {
+		while (!s->write_error && get_subbuf(s, stream, &pos, &packet) == 0) {
 			if (tr_packet_header_problem((const void *)packet, subbuf_size)) {
-				put_subbuf(s, cpu, pos);
+				put_subbuf(s, stream, pos);
 				continue;
 			}
-			s->write_error = store_packet(s, cpu, packet);
+			s->write_error = store_packet(s, stream, packet);
 			if (!s->write_error)
 				count_records(s, packet);
-			put_subbuf(s, cpu, pos);
+			put_subbuf(s, stream, pos);
 		}
 	}
 }
@@ -90,10 +91,10 @@ void rec_consume(struct session *s)
 /* The module flushes its buffers on per-CPU timers; BPF regions need us. */
 void rec_flush_all(struct session *s)
 {
-	unsigned int cpu;
+	unsigned int stream;
 
-	for (cpu = 0; !s->use_kmod && cpu < s->ncpu; cpu++)
-		trb_flush(&s->bufs.cpu[cpu]);
+	for (stream = 0; !s->use_kmod && stream < s->nstreams; stream++)
+		trb_flush(&s->bufs.buf[stream]);
 }
 
 void rec_finish_writing(struct session *s)
@@ -107,9 +108,9 @@ void rec_finish_writing(struct session *s)
 __u64 rec_lost_total(const struct session *s)
 {
 	__u64 lost = 0;
-	unsigned int cpu;
+	unsigned int stream;
 
-	for (cpu = 0; cpu < s->ncpu; cpu++)
-		lost += trb_lost(rec_cpu_buf(s, cpu)) + rec_cpu_buf(s, cpu)->ctl->records_overrun;
+	for (stream = 0; stream < s->nstreams; stream++)
+		lost += trb_lost(rec_buf(s, stream)) + rec_buf(s, stream)->ctl->records_overrun;
 	return lost + s->misses;
 }

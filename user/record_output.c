@@ -44,15 +44,33 @@ static const char *context_desc(const struct session *s)
 	return "unknown (0): this kernel does not let BPF programs read the preempt count";
 }
 
+static void channel_names(const struct session *s, const char *names[TR_MAX_CHANNELS])
+{
+	unsigned int c;
+
+	for (c = 0; c < s->nchannels; c++)
+		names[c] = s->o->channels[c].name;
+}
+
+/* .tracer/channels: which stream files a reader opens. */
+static int write_channels(const struct session *s)
+{
+	const char *names[TR_MAX_CHANNELS];
+
+	channel_names(s, names);
+	return tr_trace_dir_write_channels(&s->dir, names, s->nchannels);
+}
+
 int rec_write_metadata(struct session *s)
 {
 	unsigned int n = s->events.count, i;
 	struct tr_ctf_event_class *classes = calloc(n, sizeof(*classes));
 	struct tr_ctf_field *fields = calloc((size_t)n * MAX_FIELDS, sizeof(*fields));
+	struct tr_ctf_channel channels[TR_MAX_CHANNELS];
 	struct tr_ctf_trace trace = {
 		.backend = rec_backend_name(s), .clock = rec_clock_name(s), .context = context_desc(s),
 		.clock_offset_ns = tr_ctf_clock_offset_ns(),
-		.classes = classes, .nclasses = n,
+		.classes = classes, .nclasses = n, .channels = channels, .nchannels = s->nchannels,
 	};
 	char host[256] = "unknown";
 	int err = 0, nf;
@@ -60,6 +78,11 @@ int rec_write_metadata(struct session *s)
 
 	gethostname(host, sizeof(host) - 1);
 	trace.hostname = host;
+	for (i = 0; i < s->nchannels; i++)
+		channels[i] = (struct tr_ctf_channel) {
+			s->o->channels[i].name, i, s->cfg[i].subbuf_size * s->cfg[i].nsubbuf,
+			s->cfg[i].subbuf_size, s->cfg[i].mode,
+		};
 	for (i = 0; i < n && !err; i++) {
 		const struct tr_event *ev = &s->events.events[i];
 
@@ -69,7 +92,7 @@ int rec_write_metadata(struct session *s)
 		if (nf < 0)
 			err = nf;
 		classes[i] = (struct tr_ctf_event_class) {
-			ev->name, ev->id, fields + i * MAX_FIELDS, nf < 0 ? 0 : nf,
+			ev->name, ev->id, ev->shape.channel, fields + i * MAX_FIELDS, nf < 0 ? 0 : nf,
 		};
 	}
 	f = err ? NULL : tr_trace_dir_metadata(&s->dir);
@@ -82,6 +105,8 @@ int rec_write_metadata(struct session *s)
 	}
 	if (!err)
 		err = tr_trace_dir_write_formats(&s->dir, &s->events);
+	if (!err)
+		err = write_channels(s);
 	if (err)
 		rec_say("cannot write the trace metadata in %s: %s", s->o->output, strerror(-err));
 	free(classes);
@@ -93,8 +118,12 @@ int rec_open_streams(struct session *s)
 {
 	int err;
 
-	s->stream_fd = calloc(s->ncpu, sizeof(int));
-	err = tr_trace_dir_open_streams(&s->dir, s->stream_fd, s->ncpu);
+	const char *names[TR_MAX_CHANNELS];
+
+	channel_names(s, names);
+	s->stream_fd = calloc(s->nstreams, sizeof(int));
+	err = s->stream_fd ? tr_trace_dir_open_streams(&s->dir, names, s->nchannels,
+						       s->ncpu, s->stream_fd) : -ENOMEM;
 	if (err)
 		rec_say("cannot create the stream files in %s: %s", s->o->output, strerror(-err));
 	return err;
@@ -102,11 +131,11 @@ int rec_open_streams(struct session *s)
 
 void rec_close_streams(struct session *s)
 {
-	unsigned int cpu;
+	unsigned int stream;
 
-	for (cpu = 0; s->stream_fd && cpu < s->ncpu; cpu++)
-		if (s->stream_fd[cpu] > 0)
-			close(s->stream_fd[cpu]);
+	for (stream = 0; s->stream_fd && stream < s->nstreams; stream++)
+		if (s->stream_fd[stream] > 0)
+			close(s->stream_fd[stream]);
 	free(s->stream_fd);
 	s->stream_fd = NULL;
 }

@@ -149,13 +149,15 @@ static bool has_filters(const struct session *s)
 	return s->trigger.ninsn > 0;
 }
 
-static int configure(struct session *s, const struct trb_config *cfg)
+static int configure(struct session *s)
 {
 	const struct tr_record_opts *o = s->o;
+	const struct trb_config *regions = s->use_kmod ? &unused_regions : s->cfg;
+	unsigned int nregions = s->use_kmod ? 1 : s->nchannels;
 	struct record *skel = s->skel;
 	int err;
 
-	TR_BPFBUF_SET_GEOMETRY(skel->rodata, cfg);
+	TR_BPFBUF_SET_GEOMETRY(skel->rodata, regions, nregions, s->ncpu);
 	skel->rodata->tr_use_kmod = s->use_kmod;
 	skel->rodata->tr_kmod_via_perf = s->kmod_via_perf;
 	/* A flight recorder reads only for snapshots: no notices to wake it. */
@@ -168,8 +170,7 @@ static int configure(struct session *s, const struct trb_config *cfg)
 		skel->rodata->tr_filter_comm = true;
 		strncpy((char *)skel->rodata->tr_comm, o->comm, sizeof(skel->rodata->tr_comm) - 1);
 	}
-	err = tr_bpfbuf_size_map(skel->maps.trb_regions, s->use_kmod ? &unused_regions : cfg,
-				 s->use_kmod ? 1 : s->ncpu);
+	err = tr_bpfbuf_size_map(skel->maps.trb_regions, regions, nregions, s->ncpu);
 	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.tr_cpus, s->ncpu);
 	/* The events' filters by id, then the trigger's. */
@@ -254,14 +255,14 @@ static int fill_maps(struct session *s)
 	return err;
 }
 
-static int load_programs(struct session *s, const struct trb_config *cfg)
+static int load_programs(struct session *s)
 {
 	int err;
 
 	s->skel = record__open();
 	if (!s->skel)
 		return -errno;
-	err = configure(s, cfg);
+	err = configure(s);
 	if (!err)
 		err = record__load(s->skel);
 	if (err) {
@@ -286,6 +287,10 @@ static int choose_backend(struct session *s)
 		rec_say("--flight-recorder takes its snapshots from the BPF buffers only, so far: add --backend bpf");
 		return -EINVAL;
 	}
+	if (s->use_kmod && s->nchannels > 1) {
+		rec_say("--channel: the module has one buffer per CPU, so far: add --backend bpf");
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -296,9 +301,9 @@ static int choose_backend(struct session *s)
  * events on the tracepoints.  If that fails too, auto records through BPF
  * regions instead.
  */
-static int load_for_backend(struct session *s, const struct trb_config *cfg)
+static int load_for_backend(struct session *s)
 {
-	int err = load_programs(s, cfg);
+	int err = load_programs(s);
 
 	if (err && s->use_kmod && !geteuid() && s->o->stacks && s->o->backend == TR_BACKEND_KMOD) {
 		rec_say("-g: the kernel refused the programs that take stacks through the module (%s; -v shows why); on Linux 6.1, where the module writes from its perf events, it takes no stacks: use --backend bpf",
@@ -308,7 +313,7 @@ static int load_for_backend(struct session *s, const struct trb_config *cfg)
 	/* The module's perf events take no stacks: with -g, auto goes to BPF buffers. */
 	if (err && s->use_kmod && !geteuid() && !s->o->stacks) {
 		s->kmod_via_perf = 1;
-		err = load_programs(s, cfg);
+		err = load_programs(s);
 		if (!err)
 			rec_say("note: this kernel's tracepoint programs cannot call the module's kfuncs; the module takes the records from its perf events, the programs filter");
 	}
@@ -317,7 +322,7 @@ static int load_for_backend(struct session *s, const struct trb_config *cfg)
 		rec_say("note: this kernel does not let tracepoint programs call the module's kfuncs (%s); recording through BPF buffers",
 		    strerror(-err));
 		s->use_kmod = 0;
-		err = load_programs(s, cfg);
+		err = load_programs(s);
 	}
 	if (!err)
 		return 0;
@@ -356,23 +361,23 @@ static void declare_misses_event(struct session *s)
 		s->misses_event = TR_KMOD_NO_EVENT;
 }
 
-static int open_bpf_buffers(struct session *s, const struct trb_config *cfg)
+static int open_bpf_buffers(struct session *s)
 {
-	int err = tr_bpfbuf_open(&s->bufs, s->skel->maps.trb_regions, cfg, s->ncpu,
-				 tr_clock_monotonic_ns);
+	int err = tr_bpfbuf_open(&s->bufs, s->skel->maps.trb_regions, s->cfg, s->nchannels,
+				 s->ncpu, tr_clock_monotonic_ns);
 	int fd = err ? err : tr_bpfbuf_watch_deliveries(&s->bufs, s->skel->maps.trb_delivered);
 
 	return fd < 0 ? fd : tr_waiter_watch(&s->waiter, fd, EPOLLIN);
 }
 
-static int open_buffers(struct session *s, const struct trb_config *cfg)
+static int open_buffers(struct session *s)
 {
 	int err;
 
 	declare_misses_event(s);
 	if (!s->use_kmod)
-		return open_bpf_buffers(s, cfg);
-	err = tr_kmodbuf_open(&s->kbufs, cfg, s->o->flush_ms, selftest_event(s));
+		return open_bpf_buffers(s);
+	err = tr_kmodbuf_open(&s->kbufs, &s->cfg[0], s->o->flush_ms, selftest_event(s));
 	if (!err)
 		err = tr_waiter_watch(&s->waiter, s->kbufs.fd, EPOLLIN | EPOLLPRI);
 	if (err == -EBUSY)
@@ -382,17 +387,17 @@ static int open_buffers(struct session *s, const struct trb_config *cfg)
 	return err;
 }
 
-static int load_bpf(struct session *s, const struct trb_config *cfg)
+static int load_bpf(struct session *s)
 {
 	int err = choose_backend(s);
 
 	if (!err)
-		err = load_for_backend(s, cfg);
+		err = load_for_backend(s);
 	if (err)
 		return err;
 	err = fill_maps(s);
 	if (!err)
-		err = open_buffers(s, cfg);
+		err = open_buffers(s);
 	if (err && err != -EBUSY)
 		rec_say("cannot set up the buffers: %s", strerror(-err));
 	return err;
@@ -669,7 +674,7 @@ static void record_misses(struct session *s, __u64 now)
 	if (cpu < 0 || (unsigned int)cpu >= s->ncpu)
 		cpu = 0;
 	/* A record lost to a full buffer is counted there; its count is retried. */
-	if (!tr_misses_write(&s->bufs.cpu[cpu], s->misses_event,
+	if (!tr_misses_write(&s->bufs.buf[cpu], s->misses_event,
 			     s->misses - s->misses_recorded, s->last_misses_read)) {
 		s->misses_recorded = s->misses;
 		s->last_misses_read = now;
@@ -809,7 +814,7 @@ static __u64 frozen_drops(const struct session *s)
 static void summary(struct session *s)
 {
 	__u64 frozen = frozen_drops(s);
-	unsigned int i, cpu;
+	unsigned int i;
 
 	if (s->o->flight_recorder)
 		fprintf(stderr, "tracer record: %u snapshot%s, ", s->snapshots, s->snapshots == 1 ? "" : "s");
@@ -824,14 +829,7 @@ static void summary(struct session *s)
 	fprintf(stderr, "  task records: %llu (state dump%s, new tasks, new command names)\n",
 		(unsigned long long)s->skel->bss->tr_task_records,
 		s->o->flight_recorder ? "s at the start and at each snapshot" : " at the start");
-	for (cpu = 0; cpu < s->ncpu; cpu++) {
-		const struct tr_buf_ctl *c = rec_cpu_buf(s, cpu)->ctl;
-
-		if (trb_lost(rec_cpu_buf(s, cpu)) + c->records_overrun)
-			fprintf(stderr, "  cpu %u lost: %llu buffer full, %llu not yet committed, %llu too big, %llu busy, %llu overwritten\n",
-				cpu, c->lost_full, c->lost_wrap, c->lost_big, c->lost_busy,
-				c->records_overrun);
-	}
+	rec_channels_summary(s);
 	if (s->misses)
 		fprintf(stderr, "  all cpus lost: %llu skipped by the kernel (a BPF program was already running on their CPU: recursion misses)\n",
 			(unsigned long long)s->misses);
@@ -858,7 +856,7 @@ static int create_trace_dir(struct session *s)
 	return err;
 }
 
-static int setup(struct session *s, const struct trb_config *cfg)
+static int setup(struct session *s)
 {
 	char why[1024];
 	int err;
@@ -870,8 +868,8 @@ static int setup(struct session *s, const struct trb_config *cfg)
 		return err;
 	}
 	s->self = getpid();
-	err = tr_events_resolve(&s->events, s->o->events, s->o->filters, s->o->nevents,
-				why, sizeof(why));
+	err = tr_events_resolve(&s->events, s->o->events, s->o->filters, s->o->event_channels,
+				s->o->nevents, why, sizeof(why));
 	if (!err && s->o->snapshot_on)
 		err = tr_events_add_trigger(&s->events, s->o->snapshot_on, &s->trigger_id,
 					    &s->trigger_recorded, &s->trigger, why, sizeof(why));
@@ -885,7 +883,7 @@ static int setup(struct session *s, const struct trb_config *cfg)
 		rec_say("%s", why);
 		return err;
 	}
-	err = load_bpf(s, cfg);
+	err = load_bpf(s);
 	if (!err)
 		err = create_trace_dir(s);
 	s->per_event = calloc(s->events.count, sizeof(*s->per_event));
@@ -907,7 +905,7 @@ static void teardown(struct session *s)
 	detach(s);
 	if (s->skel)
 		record__destroy(s->skel);
-	if (s->bufs.cpu)
+	if (s->bufs.buf)
 		tr_bpfbuf_close(&s->bufs);
 	if (s->use_kmod)
 		tr_kmodbuf_close(&s->kbufs);
@@ -923,22 +921,6 @@ static void teardown(struct session *s)
 	tr_events_free(&s->events);
 }
 
-/* The buffers asked for, checked before anything is set up: NULL or why not. */
-static const char *geometry_problem(const struct tr_record_opts *o)
-{
-	__u64 nsubbuf = o->subbuf_size ? o->buffer_size / o->subbuf_size : 0;
-	const char *bad = trb_geometry_problem(o->subbuf_size, nsubbuf);
-	int may_use_bpf = o->backend == TR_BACKEND_BPF ||
-			  (o->backend == TR_BACKEND_AUTO && tr_kmodbuf_unavailable());
-
-	if (!bad && nsubbuf * o->subbuf_size != o->buffer_size)
-		return "the buffer size must be a multiple of the sub-buffer size";
-	if (!bad && may_use_bpf &&
-	    TR_BPF_REGION_SIZE(o->subbuf_size, nsubbuf) > TR_BPF_MAX_REGION_SIZE)
-		return "a BPF buffer holds at most 512 MiB per CPU, one spare sub-buffer included: --buffer-size 256M at most";
-	return bad;
-}
-
 /* How the command ended, as a shell reports it: its exit code, or 128 + the signal. */
 static int shell_status(int wstatus)
 {
@@ -949,10 +931,6 @@ static int shell_status(int wstatus)
 
 int tr_record(const struct tr_record_opts *o)
 {
-	struct trb_config cfg = {
-		.subbuf_size = o->subbuf_size, .mode = o->mode,
-		.nsubbuf = o->subbuf_size ? o->buffer_size / o->subbuf_size : 0,
-	};
 	struct sigaction stop = { .sa_handler = on_stop_signal };
 	struct sigaction ask_snapshot = { .sa_handler = on_snapshot_signal, .sa_flags = SA_RESTART };
 	struct session s = {
@@ -961,20 +939,17 @@ int tr_record(const struct tr_record_opts *o)
 		.attached_fd = -1, .child_fd = -1, .release_fd = -1, .waiter = { .epoll_fd = -1 }, .misses_event = TR_KMOD_NO_EVENT,
 		.control_fd = -1, .trigger_id = TR_NO_TRIGGER,
 	};
-	const char *bad = geometry_problem(o);
 	int err, status = 0;
-	if (bad) {
-		rec_say("bad buffer geometry (--buffer-size %llu, --subbuf-size %llu): %s",
-		    (unsigned long long)o->buffer_size, (unsigned long long)o->subbuf_size, bad);
+
+	if (rec_channels_set(&s))
 		return 2;
-	}
 	sigaction(SIGINT, &stop, NULL);
 	sigaction(SIGTERM, &stop, NULL);
 	sigaction(SIGUSR2, &ask_snapshot, NULL);
 	libbpf_set_print(o->verbose ? libbpf_to_stderr : NULL);
 	err = tr_waiter_init(&s.waiter);
 	if (!err)
-		err = setup(&s, &cfg);
+		err = setup(&s);
 	s.command = s.child;
 	if (!err) {
 		run(&s);

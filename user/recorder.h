@@ -10,6 +10,8 @@
 #include <tracer/layout.h>
 #include <tracer/record.h>
 
+#include "trace_dir.h"
+
 /* Who writes the buffers. */
 enum tr_backend {
 	TR_BACKEND_AUTO,		/* the module if loaded, else BPF */
@@ -17,10 +19,25 @@ enum tr_backend {
 	TR_BACKEND_KMOD,		/* BPF programs through the module's kfuncs */
 };
 
+/* The channel of every event no -e EVENT@NAME sends elsewhere. */
+#define TR_DEFAULT_CHANNEL	"channel0"
+
+/* A channel: buffers of their own for the events sent there. */
+struct tr_channel_opts {
+	char name[TR_CHANNEL_NAME_MAX];
+	__u64 buffer_size;		/* per CPU */
+	__u64 subbuf_size;
+	enum tr_buf_mode mode;
+};
+
 struct tr_record_opts {
 	const char *const *events;	/* specs, e.g. "sched:*" */
 	const char *const *filters;	/* --filter of each spec, or NULL entries */
+	const unsigned int *event_channels;	/* each spec's channel, or NULL: all in 0 */
 	unsigned int nevents;
+	/* [0] is the default channel, channel0: --buffer-size, --subbuf-size, --mode. */
+	struct tr_channel_opts channels[TR_MAX_CHANNELS];
+	unsigned int nchannels;
 	int system_wide;		/* -a: every process, even with a command */
 	pid_t pid;			/* -p: this process and its threads, or 0 */
 	const char *cpus;		/* -C: list such as "0,2-3", or NULL */
@@ -28,12 +45,9 @@ struct tr_record_opts {
 	const char *output;		/* -o: trace directory */
 	int force;			/* replace an existing output directory */
 	double duration;		/* seconds, 0 for until stopped */
-	enum tr_buf_mode mode;
 	int flight_recorder;		/* overwrite, written only in snapshots */
 	const char *snapshot_on;	/* --snapshot-on "system:event[:filter]", or NULL */
 	unsigned int stacks;		/* -g, --call-graph: TR_STACK_* (tracer/record.h) */
-	__u64 buffer_size;		/* per CPU */
-	__u64 subbuf_size;
 	unsigned int flush_ms;
 	enum tr_backend backend;
 	int verbose;			/* libbpf's messages and verifier logs */

@@ -182,6 +182,8 @@ static void print_lost(FILE *out, const struct tr_item *it)
 			events, it->lost_full, it->lost_wrap, it->lost_big, it->lost_busy);
 	if (it->lost_packets)
 		fprintf(out, "%s %llu sub-buffers overwritten", events ? "," : "", it->lost_packets);
+	if (it->channel)
+		fprintf(out, " in channel %s", it->channel);
 	fputc('\n', out);
 }
 

@@ -39,6 +39,9 @@ struct session {
 	int derive_context;		/* the program fills common_flags, preempt count */
 	int syscall_progs;		/* system call events from sys_enter/sys_exit */
 	char clock_desc[160];
+	struct trb_config cfg[TR_MAX_CHANNELS];	/* each channel's buffers */
+	unsigned int nchannels;
+	unsigned int nstreams;		/* a buffer and a stream file per channel and CPU */
 	struct tr_bpfbuf bufs;
 	struct tr_kmodbuf kbufs;
 	struct bpf_link **links;	/* one per event, then sys_enter's and sys_exit's */
@@ -46,7 +49,7 @@ struct session {
 	unsigned int ncpu;
 	struct tr_trace_dir dir;
 	int status_drawn;		/* a status line is on the terminal */
-	int *stream_fd;
+	int *stream_fd;			/* [channel * ncpu + cpu], as the buffers */
 	struct tr_waiter waiter;
 	pthread_t attacher;		/* attaches while the consumer runs */
 	int attaching;			/* the attacher has not been joined */
@@ -87,7 +90,7 @@ const char *rec_backend_name(const struct session *s);
 const char *rec_clock_name(struct session *s);
 /* The CTF metadata and tracer's formats into s->dir; says why not. 0 or -errno. */
 int rec_write_metadata(struct session *s);
-/* A stream file per CPU in s->dir; says why not.  0 or -errno. */
+/* A stream file per channel and CPU in s->dir; says why not.  0 or -errno. */
 int rec_open_streams(struct session *s);
 void rec_close_streams(struct session *s);
 /*
@@ -107,9 +110,9 @@ void rec_control_close(struct session *s);
 
 /* --- record_consume.c: the buffers ----------------------------------------- */
 
-/* A CPU's buffer handle: geometry and counters, either backend. */
-const struct trb_buf *rec_cpu_buf(const struct session *s, unsigned int cpu);
-/* Every delivered sub-buffer of every CPU into its stream file. */
+/* A buffer's handle (channel * ncpu + cpu): geometry and counters, either backend. */
+const struct trb_buf *rec_buf(const struct session *s, unsigned int stream);
+/* Every delivered sub-buffer of every buffer into its stream file. */
 void rec_consume(struct session *s);
 /* Deliver what the writers have in partly filled sub-buffers (BPF backend). */
 void rec_flush_all(struct session *s);
@@ -117,6 +120,15 @@ void rec_flush_all(struct session *s);
 void rec_finish_writing(struct session *s);
 /* Events lost so far, every cause. */
 __u64 rec_lost_total(const struct session *s);
+
+/* --- record_channels.c: the channels' buffers --------------------------------- */
+
+/* s->cfg, nchannels, nstreams from the options; says why not.  0 or -EINVAL. */
+int rec_channels_set(struct session *s);
+/* The name of a stream's channel. */
+const char *rec_stream_channel(const struct session *s, unsigned int stream);
+/* The summary's lines of what each buffer lost. */
+void rec_channels_summary(const struct session *s);
 
 /* --- record_stacks.c: what names the frames of -g's stacks ------------------ */
 

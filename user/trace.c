@@ -26,7 +26,9 @@
 #define MAX_FIELD_END		65536
 
 struct stream {
-	char name[32];			/* channel0_<cpu> */
+	char name[TR_CHANNEL_NAME_MAX + 16];	/* CHANNEL_CPU */
+	__u32 channel;			/* the packets' stream_id */
+	const char *channel_name;	/* for its losses, when the trace has several */
 	__u32 cpu;
 	const char *bytes;		/* the file, mapped */
 	size_t size;
@@ -45,8 +47,16 @@ struct stream {
 	char problem[512];		/* the head's text when it is a problem */
 };
 
+/* A channel of the trace: its stream files are NAME_CPU. */
+struct channel {
+	char name[TR_CHANNEL_NAME_MAX];
+	int used;
+};
+
 struct tr_trace {
 	int dir_fd, meta_fd;		/* the trace directory and its .tracer */
+	struct channel channels[TR_MAX_CHANNELS];	/* by stream class id */
+	unsigned int nchannels;
 	struct tep_handle *tep;
 	struct tr_trace_class *classes;
 	unsigned int nclasses;
@@ -393,26 +403,95 @@ static int read_classes(struct tr_trace *t, const char *dir, char *why, size_t w
 	return len;
 }
 
-/* --- Streams: channel0_<cpu> -------------------------------------------------- */
+/* --- Channels: .tracer/channels ---------------------------------------------- */
 
-/* The CPU of a stream file "channel0_<cpu>" as the recorder names it, or -1. */
-static int stream_cpu(const char *name)
+static void one_channel(struct tr_trace *t)
 {
-	const char *digits = name + strlen("channel0_");
-	unsigned long long cpu;
-
-	if (strncmp(name, "channel0_", strlen("channel0_")) ||
-	    (digits[0] == '0' && digits[1]) || !decimal(digits, TR_MAX_CPUS - 1, &cpu))
-		return -1;
-	return cpu;
+	memset(t->channels, 0, sizeof(t->channels));
+	strcpy(t->channels[0].name, "channel0");
+	t->channels[0].used = 1;
+	t->nchannels = 1;
 }
 
-static int open_stream(struct tr_trace *t, struct stream *s, const char *name, int cpu)
+/* Whether "channel ID NAME" names a new channel; if so, it is added. */
+static int add_channel(struct tr_trace *t, const char *line)
+{
+	char name[TR_CHANNEL_NAME_MAX + 1];
+	unsigned int id, i;
+	int end = 0;
+
+	if (sscanf(line, "channel %u %32[A-Za-z0-9_-]%n", &id, name, &end) != 2 || line[end] ||
+	    id >= TR_MAX_CHANNELS || t->channels[id].used ||
+	    !tr_trace_dir_channel_name_ok(name, strlen(name)))
+		return 0;
+	for (i = 0; i < TR_MAX_CHANNELS; i++)
+		if (t->channels[i].used && !strcmp(t->channels[i].name, name))
+			return 0;
+	strcpy(t->channels[id].name, name);
+	t->channels[id].used = 1;
+	t->nchannels++;
+	return 1;
+}
+
+/* Which channels the trace has; without .tracer/channels (older traces), channel0. */
+static void read_channels(struct tr_trace *t)
+{
+	char text[TR_MAX_CHANNELS * 64], *line, *save = NULL;
+	int fd = tr_trace_open_meta(t, TR_TRACE_CHANNELS);
+	ssize_t len = fd < 0 ? fd : read_all(fd, text, sizeof(text) - 1);
+
+	if (fd >= 0)
+		close(fd);
+	if (len < 0) {
+		if (fd != -ENOENT)
+			note(t, ".tracer/" TR_TRACE_CHANNELS ": %s; only channel0 is read", file_error(len));
+		one_channel(t);
+		return;
+	}
+	text[len] = 0;
+	memset(t->channels, 0, sizeof(t->channels));
+	t->nchannels = 0;
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		if (!add_channel(t, line)) {
+			note(t, ".tracer/" TR_TRACE_CHANNELS ": '%.64s' is not a new \"channel ID NAME\"; the channels after it are not read",
+			     line);
+			break;
+		}
+	if (!t->nchannels)
+		one_channel(t);
+}
+
+/* --- Streams: CHANNEL_CPU --------------------------------------------------------- */
+
+/* The CPU of a stream file "CHANNEL_CPU" as the recorder names it and its channel, or -1. */
+static int stream_cpu(const struct tr_trace *t, const char *name, unsigned int *channel)
+{
+	unsigned long long cpu;
+	unsigned int c;
+
+	for (c = 0; c < TR_MAX_CHANNELS; c++) {
+		size_t len = strlen(t->channels[c].name);
+		const char *digits = name + len + 1;
+
+		if (!t->channels[c].used || strncmp(name, t->channels[c].name, len) ||
+		    name[len] != '_' || (digits[0] == '0' && digits[1]) ||
+		    !decimal(digits, TR_MAX_CPUS - 1, &cpu))
+			continue;
+		*channel = c;
+		return cpu;
+	}
+	return -1;
+}
+
+static int open_stream(struct tr_trace *t, struct stream *s, const char *name,
+		       unsigned int channel, int cpu)
 {
 	struct stat st;
 	int fd;
 
-	snprintf(s->name, sizeof(s->name), "channel0_%d", cpu);
+	snprintf(s->name, sizeof(s->name), "%s_%d", t->channels[channel].name, cpu);
+	s->channel = channel;
+	s->channel_name = t->nchannels > 1 ? t->channels[channel].name : NULL;
 	s->cpu = cpu;
 	fd = open_regular(t->dir_fd, name, &st);
 	if (fd < 0) {
@@ -433,10 +512,12 @@ static int open_stream(struct tr_trace *t, struct stream *s, const char *name, i
 	return 0;
 }
 
-static int by_cpu(const void *a, const void *b)
+static int by_channel_and_cpu(const void *a, const void *b)
 {
 	const struct stream *x = a, *y = b;
 
+	if (x->channel != y->channel)
+		return (x->channel > y->channel) - (x->channel < y->channel);
 	return (x->cpu > y->cpu) - (x->cpu < y->cpu);
 }
 
@@ -456,7 +537,8 @@ static int open_streams(struct tr_trace *t, const char *dir, char *why, size_t w
 		return err;
 	}
 	while ((de = readdir(d))) {
-		int cpu = stream_cpu(de->d_name);
+		unsigned int channel;
+		int cpu = stream_cpu(t, de->d_name, &channel);
 
 		if (cpu < 0)
 			continue;
@@ -465,11 +547,11 @@ static int open_streams(struct tr_trace *t, const char *dir, char *why, size_t w
 			break;
 		t->streams = s;
 		memset(&s[t->nstreams], 0, sizeof(*s));
-		t->nstreams += !open_stream(t, &s[t->nstreams], de->d_name, cpu);
+		t->nstreams += !open_stream(t, &s[t->nstreams], de->d_name, channel, cpu);
 	}
 	closedir(d);
 	if (t->nstreams)
-		qsort(t->streams, t->nstreams, sizeof(*t->streams), by_cpu);
+		qsort(t->streams, t->nstreams, sizeof(*t->streams), by_channel_and_cpu);
 	return 0;
 }
 
@@ -515,6 +597,8 @@ static const char *packet_problem(const struct stream *s, char *why, size_t whyl
 		return problem;
 	if (h->cpu_id != s->cpu)
 		return "packet of another CPU";
+	if (h->stream_id != s->channel)
+		return "packet of another channel";
 	if (s->started && h->packet_seq_num <= s->last_seq) {
 		snprintf(why, whylen, "packet_seq_num %llu after %llu: packet repeated or out of order",
 			 h->packet_seq_num, s->last_seq);
@@ -544,7 +628,7 @@ static int packet_losses(struct stream *s, const struct tr_packet_header *h)
 	struct tr_item *lost = &s->lost_events;
 	int i;
 
-	*lost = (struct tr_item) { .kind = TR_ITEM_LOST, .cpu = s->cpu,
+	*lost = (struct tr_item) { .kind = TR_ITEM_LOST, .cpu = s->cpu, .channel = s->channel_name,
 				   .ts = h->timestamp_end };
 	since[0] = &lost->lost_full;
 	since[1] = &lost->lost_wrap;
@@ -561,7 +645,7 @@ static int packet_losses(struct stream *s, const struct tr_packet_header *h)
 	s->last_seq = h->packet_seq_num;
 	s->last_end = h->timestamp_end;
 	s->started = 1;
-	s->head = (struct tr_item) { .kind = TR_ITEM_LOST, .cpu = s->cpu,
+	s->head = (struct tr_item) { .kind = TR_ITEM_LOST, .cpu = s->cpu, .channel = s->channel_name,
 				     .ts = h->timestamp_begin, .lost_packets = gap };
 	return gap != 0;
 }
@@ -749,8 +833,10 @@ int tr_trace_open(struct tr_trace **trace, const char *dir, char *why, size_t wh
 	} else {
 		err = read_classes(t, dir, why, whylen);
 	}
-	if (!err)
+	if (!err) {
 		read_stacks_flag(t);
+		read_channels(t);
+	}
 	if (!err)
 		err = open_streams(t, dir, why, whylen);
 	if (!err && !(t->heap = calloc(t->nstreams + 1, sizeof(*t->heap)))) {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Reading a trace directory written by tracer record: every CPU's stream
- * of packets, merged into one sequence in timestamp order in one pass.
+ * Reading a trace directory written by tracer record: every stream of
+ * packets (one per channel and CPU), merged into one sequence in timestamp order in one pass.
  * Each stream is in time order already (ringbuf.h, I2), so a heap of the
  * streams' next items gives the global order.  Losses come out as items
  * where they happened.  Files are checked, never trusted: only regular
@@ -47,7 +47,9 @@ struct tr_item {
 	/* ... and, in a trace recorded with -g, its stacks (tr_item_frame()) */
 	unsigned int kernel_frames, user_frames;
 	__u32 frames_at;			/* payload offset of the frames */
-	/* TR_ITEM_LOST: events by cause since the previous packet, and packets */
+	/* TR_ITEM_LOST: its channel's name (NULL in a trace of one channel), */
+	const char *channel;
+	/* events by cause since the previous packet, and packets */
 	__u64 lost_full, lost_wrap, lost_big, lost_busy;
 	__u64 lost_packets;			/* overwritten (sequence gap) */
 	/* TR_ITEM_PROBLEM: "file: offset: what", file relative to the trace */

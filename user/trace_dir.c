@@ -18,23 +18,25 @@
 
 /* Everything a trace directory holds, named once. */
 #define METADATA	"metadata"
-#define STREAM_PREFIX	"channel0_"
 #define META_DIR	".tracer"
 #define FORMATS		"events"	/* in META_DIR */
 
 /* Whether name is one this file writes: at the top, or inside META_DIR. */
 static int written_here(const char *name, int inside_meta)
 {
-	const char *cpu = name + strlen(STREAM_PREFIX);
+	const char *cpu = strrchr(name, '_');
 
 	if (inside_meta)
 		return !strcmp(name, FORMATS) || !strcmp(name, TR_TRACE_STACKS) ||
-		       !strcmp(name, TR_TRACE_KALLSYMS) || !strcmp(name, TR_TRACE_MAPS);
+		       !strcmp(name, TR_TRACE_KALLSYMS) || !strcmp(name, TR_TRACE_MAPS) ||
+		       !strcmp(name, TR_TRACE_CHANNELS);
 	if (!strcmp(name, METADATA) || !strcmp(name, META_DIR))
 		return 1;
-	return !strncmp(name, STREAM_PREFIX, strlen(STREAM_PREFIX)) && *cpu &&
-	       strspn(cpu, "0123456789") == strlen(cpu);
+	/* A stream file: CHANNEL_CPU. */
+	return cpu && cpu > name && tr_trace_dir_channel_name_ok(name, cpu - name) &&
+	       cpu[1] && strspn(cpu + 1, "0123456789") == strlen(cpu + 1);
 }
+
 
 static int is_a(int at, const char *name, mode_t type)
 {
@@ -341,18 +343,32 @@ FILE *tr_trace_dir_metadata(const struct tr_trace_dir *d)
 	return create_stream(d, d->fd, METADATA);
 }
 
-int tr_trace_dir_open_streams(const struct tr_trace_dir *d, int *fd, unsigned int ncpu)
+int tr_trace_dir_open_streams(const struct tr_trace_dir *d, const char *const *channels,
+			      unsigned int nchannels, unsigned int ncpu, int *fd)
 {
-	char name[32];
-	unsigned int cpu;
+	char name[TR_CHANNEL_NAME_MAX + 16];
+	unsigned int i;
 
-	for (cpu = 0; cpu < ncpu; cpu++) {
-		snprintf(name, sizeof(name), STREAM_PREFIX "%u", cpu);
-		fd[cpu] = create_file(d, d->fd, name);
-		if (fd[cpu] < 0)
-			return fd[cpu];
+	for (i = 0; i < nchannels * ncpu; i++) {
+		snprintf(name, sizeof(name), "%s_%u", channels[i / ncpu], i % ncpu);
+		fd[i] = create_file(d, d->fd, name);
+		if (fd[i] < 0)
+			return fd[i];
 	}
 	return 0;
+}
+
+int tr_trace_dir_write_channels(const struct tr_trace_dir *d, const char *const *channels,
+				unsigned int nchannels)
+{
+	FILE *f = create_stream(d, d->meta_fd, TR_TRACE_CHANNELS);
+	unsigned int i;
+
+	if (!f)
+		return -errno;
+	for (i = 0; i < nchannels; i++)
+		fprintf(f, "channel %u %s\n", i, channels[i]);
+	return fclose(f) ? -errno : 0;
 }
 
 int tr_trace_dir_write_formats(const struct tr_trace_dir *d, const struct tr_event_set *events)

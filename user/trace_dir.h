@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/types.h>
 
 struct tr_event_set;
@@ -40,8 +41,25 @@ int tr_trace_dir_create(struct tr_trace_dir *d, const char *path, int replace,
 /* The CTF metadata file, created for writing. */
 FILE *tr_trace_dir_metadata(const struct tr_trace_dir *d);
 
-/* channel0_<cpu> for every CPU into fd[0..ncpu).  0 or -errno. */
-int tr_trace_dir_open_streams(const struct tr_trace_dir *d, int *fd, unsigned int ncpu);
+/*
+ * A stream file CHANNEL_CPU for every channel and CPU, into
+ * fd[channel * ncpu + cpu].  0 or -errno.
+ */
+int tr_trace_dir_open_streams(const struct tr_trace_dir *d, const char *const *channels,
+			      unsigned int nchannels, unsigned int ncpu, int *fd);
+
+/* Channel names: 1 to TR_CHANNEL_NAME_MAX - 1 letters, digits, '-' or '_'. */
+#define TR_CHANNEL_NAME_MAX	32
+
+static inline int tr_trace_dir_channel_name_ok(const char *name, size_t len)
+{
+	return len && len < TR_CHANNEL_NAME_MAX &&
+	       strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") >= len;
+}
+
+/* .tracer/channels: "channel ID NAME" for each channel, by stream class id. */
+int tr_trace_dir_write_channels(const struct tr_trace_dir *d, const char *const *channels,
+				unsigned int nchannels);
 
 /* .tracer/events: the formats as tracefs gave them, for `tracer report`. */
 int tr_trace_dir_write_formats(const struct tr_trace_dir *d, const struct tr_event_set *events);
@@ -50,6 +68,7 @@ int tr_trace_dir_write_formats(const struct tr_trace_dir *d, const struct tr_eve
 #define TR_TRACE_STACKS		"stacks"	/* there: the records carry stacks */
 #define TR_TRACE_KALLSYMS	"kallsyms"	/* /proc/kallsyms at record time */
 #define TR_TRACE_MAPS		"maps"		/* the recorded processes' mappings */
+#define TR_TRACE_CHANNELS	"channels"	/* the channels: which files are streams */
 
 /* One of those, created for writing. */
 FILE *tr_trace_dir_meta_file(const struct tr_trace_dir *d, const char *name);

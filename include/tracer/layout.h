@@ -6,7 +6,7 @@
  * user-space library (user/), so every writer and every reader agree on
  * the bytes.  The protocol that moves these bytes is in ringbuf.h.
  *
- * A per-CPU buffer is one contiguous region:
+ * A buffer (one per channel and CPU) is one contiguous region:
  *
  *	+------------------------+  offset 0
  *	| struct tr_buf_ctl      |  counters, sub-buffer table (TR_CTL_SIZE)
@@ -46,6 +46,12 @@
 #define TR_MAX_SUBBUF_SIZE	(1u << 30)
 #define TR_MIN_SUBBUFS		2
 #define TR_MAX_SUBBUFS		64
+
+/*
+ * Channels: groups of events, each with its own buffers (a buffer per
+ * CPU, a geometry and a mode) and its CTF stream class, stream_id.
+ */
+#define TR_MAX_CHANNELS		8
 
 /* Control block size, and so the offset of physical sub-buffer 0. */
 #define TR_CTL_SIZE		4096

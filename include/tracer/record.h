@@ -28,6 +28,7 @@ struct tr_event_shape {
 	__u32 fixed_size;
 	__u32 ndyn;
 	__u16 dyn_offset[TR_MAX_DYN];	/* of each locator, | TR_DYN_RELATIVE */
+	__u32 channel;			/* whose buffers take its records */
 };
 
 /*

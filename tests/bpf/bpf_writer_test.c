@@ -37,12 +37,12 @@ static int bpf_writer_open(struct bpf_writer *w, const struct trb_config *cfg)
 	w->skel = writer_loop__open();
 	if (!w->skel)
 		return -errno;
-	TR_BPFBUF_SET_GEOMETRY(w->skel->rodata, cfg);
-	err = tr_bpfbuf_size_map(w->skel->maps.trb_regions, cfg, ncpu);
+	TR_BPFBUF_SET_GEOMETRY(w->skel->rodata, cfg, 1, ncpu);
+	err = tr_bpfbuf_size_map(w->skel->maps.trb_regions, cfg, 1, ncpu);
 	if (!err)
 		err = writer_loop__load(w->skel);
 	if (!err)
-		err = tr_bpfbuf_open(&w->bb, w->skel->maps.trb_regions, cfg, ncpu,
+		err = tr_bpfbuf_open(&w->bb, w->skel->maps.trb_regions, cfg, 1, ncpu,
 				     tr_clock_monotonic_ns);
 	if (err) {
 		writer_loop__destroy(w->skel);
@@ -145,11 +145,11 @@ static void same_packets_from_both_writers(enum tr_buf_mode mode, __u64 start)
 		c_write(&u.rb, script[i].count, script[i].id, script[i].size);
 	}
 	EXPECT(trb_lost(&u.rb) > 0);
-	EXPECT_EQ(trb_lost(&w.bb.cpu[0]), trb_lost(&u.rb));
-	EXPECT_EQ(w.bb.cpu[0].ctl->lost_big, u.rb.ctl->lost_big);
+	EXPECT_EQ(trb_lost(&w.bb.buf[0]), trb_lost(&u.rb));
+	EXPECT_EQ(w.bb.buf[0].ctl->lost_big, u.rb.ctl->lost_big);
 	n = collect(&u.rb, from_c, MAX);
 	EXPECT(n >= 2);
-	EXPECT_EQ(collect(&w.bb.cpu[0], from_bpf, MAX), n);
+	EXPECT_EQ(collect(&w.bb.buf[0], from_bpf, MAX), n);
 	EXPECT(memcmp(from_c, from_bpf, n * SB) == 0);
 	sched_setaffinity(0, sizeof(before), &before);
 	tr_ubuf_destroy(&u);
@@ -196,7 +196,7 @@ static void counts_add_up_with_concurrent_reader(enum tr_buf_mode mode)
 	int round;
 
 	REQUIRE_EQ(bpf_writer_open(&w, &cfg), 0);
-	b = &w.bb.cpu[0];
+	b = &w.bb.buf[0];
 	r.buf = b;
 	pthread_create(&reader, NULL, read_until_stopped, &r);
 	for (round = 0; round < 200; round++) {
@@ -245,8 +245,8 @@ static void test_each_cpu_writes_its_own_buffer(void)
 	REQUIRE_EQ(bpf_writer_open(&w, &cfg), 0);
 	for (cpu = 0; cpu < 2; cpu++) {
 		EXPECT_EQ(bpf_write(&w, cpu, 10 + cpu, cpu + 1, 16), 0);
-		trb_flush(&w.bb.cpu[cpu]);
-		drain(&w.bb.cpu[cpu], &d[cpu], NULL, NULL);
+		trb_flush(&w.bb.buf[cpu]);
+		drain(&w.bb.buf[cpu], &d[cpu], NULL, NULL);
 		EXPECT(d[cpu].problem == NULL);
 		EXPECT_EQ(d[cpu].records, 10 + cpu);
 	}

@@ -30,7 +30,7 @@ static const struct tr_ctf_field sample_fields[] = {
 };
 
 static const struct tr_ctf_event_class classes[] = {
-	{ "sample", 3, sample_fields, 4 },
+	{ "sample", 3, 0, sample_fields, 4 },
 };
 
 struct trace {
@@ -45,10 +45,13 @@ static void open_trace(struct trace *t, enum tr_buf_mode mode)
 	struct trb_config cfg = {
 		.subbuf_size = 4096, .nsubbuf = 2, .mode = mode,
 	};
+	struct tr_ctf_channel channel = {
+		"channel0", 0, cfg.subbuf_size * cfg.nsubbuf, cfg.subbuf_size, mode,
+	};
 	struct tr_ctf_trace desc = {
 		.hostname = "testhost", .backend = "user", .clock = "CLOCK_MONOTONIC",
 		.clock_offset_ns = tr_ctf_clock_offset_ns(),
-		.classes = classes, .nclasses = 1,
+		.classes = classes, .nclasses = 1, .channels = &channel, .nchannels = 1,
 	};
 	char path[128];
 	FILE *metadata;
