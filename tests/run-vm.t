@@ -57,7 +57,7 @@ booted_and_completed() {
 		{ echo "# no completion marker; the console ends with:"; tail -n 15 "$run/console" | diag; return 1; }
 }
 
-# With loglevel=4 a WARN() does not reach the console; /init dumps dmesg there.
+# A WARN() reaches the console as it happens (loglevel=5), and /init dumps dmesg there.
 # A report is shown whole (its call trace, registers and what came just
 # before): a crash that happens once in many runs must be readable from
 # the one log that has it.
