@@ -28,11 +28,16 @@
  * Time on one CPU never goes back: each CPU keeps the last value it
  * returned, and a reading below it (the hardware stepped back) returns
  * that value instead and is counted; the update is a local compare-and-
- * swap, safe against readers nesting on the CPU.  Across CPUs time is as
- * synchronised as the TSCs.  Counter nanoseconds are mapped onto CLOCK_MONOTONIC by the
- * offset taken at load (tr_kmod_clock_info.mono_offset_ns); the two then
- * drift apart by the TSC's frequency error, which NTP does not correct
- * here.
+ * swap, safe against readers nesting on the CPU.  Each CPU maps its
+ * counter nanoseconds onto CLOCK_MONOTONIC with an offset of its own, taken
+ * on the CPU when it first comes online with the module loaded: CPUs whose
+ * TSCs are not synchronised (the kernel then marks the TSC unstable, as it
+ * does for a VM's vCPUs brought up apart) still agree to within the time
+ * between the two readings, and records from several CPUs merge in the
+ * order they were written.  A CPU keeps its offset across offline spells
+ * (its TSC runs on), so its time never goes back.  The clocks then drift
+ * from CLOCK_MONOTONIC by the TSC's frequency error, which NTP does not
+ * correct here.
  */
 #include <linux/clocksource.h>
 #include <linux/cpuhotplug.h>
@@ -56,6 +61,8 @@ struct tr_clock_cpu {
 	u64 wraps;		/* wraps the updates saw */
 	u64 last_update_ns;	/* CLOCK_MONOTONIC at the last update */
 	u64 late_updates;	/* updates more than half a wrap apart: time unreliable */
+	s64 mono_offset_ns;	/* CLOCK_MONOTONIC - counter ns, on this CPU */
+	bool mono_offset_set;
 	struct hrtimer update;
 };
 
@@ -67,7 +74,6 @@ static struct {
 	ktime_t update_period;
 	u32 mult;
 	u32 shift;
-	s64 mono_offset_ns;
 	u64 wrap_ns;
 } tr_clock __read_mostly;
 
@@ -103,17 +109,12 @@ static notrace u64 tr_clock_not_before_last(struct tr_clock_cpu *c, u64 count)
 	return last;
 }
 
-static notrace u64 tr_clock_count(void)
+/* The extended count on this CPU, c, with preemption off. */
+static notrace u64 tr_clock_count(struct tr_clock_cpu *c)
 {
-	struct tr_clock_cpu *c;
-	u64 count;
+	u64 count = tr_clock_extend(READ_ONCE(c->slot[READ_ONCE(c->index)]));
 
-	preempt_disable_notrace();
-	c = this_cpu_ptr(&tr_clock_cpus);
-	count = tr_clock_extend(READ_ONCE(c->slot[READ_ONCE(c->index)]));
-	count = tr_clock_not_before_last(c, count);
-	preempt_enable_notrace();
-	return count;
+	return tr_clock_not_before_last(c, count);
 }
 
 static notrace u64 tr_clock_count_ns(u64 count)
@@ -123,7 +124,14 @@ static notrace u64 tr_clock_count_ns(u64 count)
 
 notrace u64 tr_clock_ns(void)
 {
-	return tr_clock_count_ns(tr_clock_count()) + tr_clock.mono_offset_ns;
+	struct tr_clock_cpu *c;
+	u64 ns;
+
+	preempt_disable_notrace();
+	c = this_cpu_ptr(&tr_clock_cpus);
+	ns = tr_clock_count_ns(tr_clock_count(c)) + c->mono_offset_ns;
+	preempt_enable_notrace();
+	return ns;
 }
 NOKPROBE_SYMBOL(tr_clock_ns);
 
@@ -149,8 +157,8 @@ static enum hrtimer_restart tr_clock_update(struct hrtimer *timer)
 
 /*
  * CPU hotplug callbacks, run on the CPU itself.  The first slot is the
- * whole TSC, so every CPU extends from the same epoch and the extended
- * count is the TSC itself.
+ * whole TSC, so the extended count is the TSC itself, and the CPU's offset
+ * onto CLOCK_MONOTONIC, taken the first time, holds across offline spells.
  */
 static int tr_clock_cpu_online(unsigned int cpu)
 {
@@ -161,6 +169,10 @@ static int tr_clock_cpu_online(unsigned int cpu)
 	c->index = 0;
 	local64_set(&c->last, c->slot[0]);
 	c->last_update_ns = 0;	/* an offline spell is no late update */
+	if (!c->mono_offset_set) {
+		c->mono_offset_ns = ktime_get_mono_fast_ns() - tr_clock_count_ns(tr_clock_count(c));
+		c->mono_offset_set = true;
+	}
 	local_irq_enable();
 	hrtimer_start(&c->update, tr_clock.update_period, HRTIMER_MODE_REL_PINNED_HARD);
 	return 0;
@@ -212,8 +224,6 @@ int tr_clock_init(unsigned int hw_bits, unsigned int update_us)
 	if (state < 0)
 		return state;
 	tr_clock_hotplug_state = state;
-	tr_clock.mono_offset_ns = ktime_get_mono_fast_ns() -
-				  tr_clock_count_ns(tr_clock_count());
 	return 0;
 }
 
@@ -228,8 +238,10 @@ void tr_clock_info(struct tr_kmod_clock_info *info)
 	info->update_us = ktime_to_us(tr_clock.update_period);
 	info->hw_hz = (u64)tsc_khz * 1000;
 	info->wrap_ns = tr_clock.wrap_ns;
-	info->mono_offset_ns = tr_clock.mono_offset_ns;
+	preempt_disable();
+	info->mono_offset_ns = this_cpu_ptr(&tr_clock_cpus)->mono_offset_ns;
 	info->now_ns = tr_clock_ns();
+	preempt_enable();
 }
 
 u64 tr_clock_wraps(unsigned int cpu)

@@ -200,6 +200,17 @@ channels_in_report_and_babeltrace2() {
 		{ echo "# $calls calls, $exits exits (babeltrace2: $bt_exits)"; ls "$run/traces/channels" | diag; return 1; }
 }
 
+# Processes that run one after the other, each on the other CPU: their
+# execs, recorded on their CPUs, merge in the order they ran (the module's
+# clock agrees across CPUs whose TSCs do not).
+execs_in_order() {
+	report_of exec-order || return 1
+	grep ' sched:sched_process_exec: .*filename=/bin/true ' "$run/exec-order.report" |
+		grep -o ' pid=[0-9]*' | cut -d= -f2 >"$run/exec-order.pids"
+	[ "$(wc -l <"$run/exec-order.pids")" = 40 ] && sort -n -u -c "$run/exec-order.pids" ||
+		{ echo "# $(wc -l <"$run/exec-order.pids") execs, in this order:"; tr '\n' ' ' <"$run/exec-order.pids" | diag; return 1; }
+}
+
 # Records of EVENT in TRACE's babeltrace2 text with the hard-interrupt
 # flag (0x08) in common_flags.
 in_hard_irq() { # in_hard_irq TRACE EVENT
@@ -397,6 +408,7 @@ for pattern in "${kernel_patterns[@]}"; do
 	check "$kver, bpf: a channel's trace: 1000 calls in channel0, the exit in rare (report, babeltrace2)" \
 		channels_in_report_and_babeltrace2
 	if [ "$backends" = "bpf kmod" ]; then
+		check "$kver, kmod: 40 processes run in turn on alternate CPUs merge in the order they ran" execs_in_order
 		check "$kver: both backends record the same getppid payloads" backends_agree
 		check "$kver: 100,000+ NMIs, and their records decode in report and babeltrace2" nmi_records_decode
 		check "$kver: per-CPU timestamps never go back with NMIs writing" report_in_time_order nmi

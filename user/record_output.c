@@ -29,7 +29,7 @@ const char *rec_clock_name(struct session *s)
 	if (!s->use_kmod)
 		return "CLOCK_MONOTONIC (bpf_ktime_get_ns)";
 	snprintf(s->clock_desc, sizeof(s->clock_desc),
-		 "tracer.ko clock: %u-bit TSC at %llu Hz extended to 64 bits, plus %lld ns = CLOCK_MONOTONIC",
+		 "tracer.ko clock: %u-bit TSC at %llu Hz extended to 64 bits, plus each CPU's offset (one: %lld ns) = CLOCK_MONOTONIC",
 		 c->hw_bits, (unsigned long long)c->hw_hz, (long long)c->mono_offset_ns);
 	return s->clock_desc;
 }

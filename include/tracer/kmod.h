@@ -85,7 +85,7 @@ struct tr_kmod_clock_info {
 	__u32 update_us;		/* period of the per-CPU extension update */
 	__u64 hw_hz;			/* hardware counter frequency */
 	__u64 wrap_ns;			/* period of the hardware counter */
-	__s64 mono_offset_ns;		/* CLOCK_MONOTONIC - counter ns at load */
+	__s64 mono_offset_ns;		/* CLOCK_MONOTONIC - counter ns: the answering CPU's (each has its own) */
 	__u64 now_ns;			/* the clock when the ioctl ran */
 };
 
