@@ -200,6 +200,53 @@ channels_in_report_and_babeltrace2() {
 		{ echo "# $calls calls, $exits exits (babeltrace2: $bt_exits)"; ls "$run/traces/channels" | diag; return 1; }
 }
 
+# A flight recorder's snapshot (flight-kmod/snapshot-N) holds the newest
+# numbered calls, contiguous, ending with LAST, at least 500 of the 700
+# its 64 KiB hold; babeltrace2 reads as many.
+newest_calls() { # newest_calls SNAPSHOT LAST
+	local dir=$run/traces/flight-kmod/$1 count first last bt
+	[ -e "$dir/metadata" ] || { echo "# the VM sent no flight-kmod/$1"; return 1; }
+	"$TRACER" report "$dir" | grep -o 'sys_enter_close: .* fd=0x[0-9a-f]*' | sed 's/.*fd=//' |
+		while read -r hex; do echo $((hex)); done >"$run/$1.fds"
+	count=$(wc -l <"$run/$1.fds") first=$(head -n 1 "$run/$1.fds") last=$(tail -n 1 "$run/$1.fds")
+	bt=$(babeltrace2 "$dir" 2>/dev/null | grep -c ' sys_enter_close: ')
+	[ "$last" = "$2" ] && [ "$count" -ge 500 ] && [ $((last - first + 1)) = "$count" ] &&
+		[ "$bt" = "$count" ] || { echo "# $1: $count calls, $first to $last (want ...$2); babeltrace2: $bt"; return 1; }
+}
+
+# The summary's figures: events in the snapshots, overwritten, not
+# written while frozen, and task records made.
+summary_figure() { # summary_figure LOG WHAT
+	case $2 in
+	in) sed -n 's/^tracer record: [0-9]* snapshots*, \([0-9]*\) events, .*/\1/p' "$1" ;;
+	overwritten) grep -o '[0-9]* overwritten' "$1" | awk '{ n += $1 } END { print n + 0 }' ;;
+	frozen) grep -o '[0-9]* not written while the buffers were frozen' "$1" |
+		awk '{ n += $1 } END { print n + 0 }' ;;
+	tasks) sed -n 's/^  task records: \([0-9]*\) .*/\1/p' "$1" ;;
+	esac
+}
+
+# 6.1: one snapshot at the end, with the newest calls.  From 6.2 the
+# trigger's first, ending with its call (the second run's calls may all
+# come while the buffers are frozen for it: the VM is slow to snapshot).
+# Either way the snapshots, what was overwritten and what was not written
+# while frozen add up to all 8000 calls and the task records.
+flight_kmod_snapshots() {
+	local want=2 log=$run/traces/flight-kmod.log in over frozen tasks
+	case $kver in 6.1.*) want=1 ;; esac
+	[ "$(ls -d "$run/traces/flight-kmod"/snapshot-* 2>/dev/null | wc -l)" = "$want" ] ||
+		{ ls "$run/traces/flight-kmod" | diag; return 1; }
+	if [ "$want" = 2 ]; then
+		newest_calls snapshot-1 104999 || return 1
+	else
+		newest_calls snapshot-1 102999 || return 1
+	fi
+	in=$(summary_figure "$log" in) over=$(summary_figure "$log" overwritten)
+	frozen=$(summary_figure "$log" frozen) tasks=$(summary_figure "$log" tasks)
+	[ -n "$in" ] && [ -n "$tasks" ] && [ $((in + over + frozen)) = $((8000 + tasks)) ] ||
+		{ echo "# $in in snapshots + $over overwritten + $frozen frozen != 8000 calls + $tasks task records"; diag "$log"; return 1; }
+}
+
 # Processes that run one after the other, each on the other CPU: their
 # execs, recorded on their CPUs, merge in the order they ran (the module's
 # clock agrees across CPUs whose TSCs do not).
@@ -408,6 +455,8 @@ for pattern in "${kernel_patterns[@]}"; do
 	check "$kver, bpf: a channel's trace: 1000 calls in channel0, the exit in rare (report, babeltrace2)" \
 		channels_in_report_and_babeltrace2
 	if [ "$backends" = "bpf kmod" ]; then
+		check "$kver, kmod: flight recorder snapshots hold the newest calls, contiguous (report, babeltrace2), and all add up" \
+			flight_kmod_snapshots
 		check "$kver, kmod: 40 processes run in turn on alternate CPUs merge in the order they ran" execs_in_order
 		check "$kver: both backends record the same getppid payloads" backends_agree
 		check "$kver: 100,000+ NMIs, and their records decode in report and babeltrace2" nmi_records_decode

@@ -161,6 +161,11 @@ int tr_kmodbuf_add_tracepoint(struct tr_kmodbuf *kb, __u32 event_id,
 	return ioctl(kb->fd, TR_KMOD_IOC_ADD_TRACEPOINT, &tp) ? -errno : 0;
 }
 
+int tr_kmodbuf_flush(struct tr_kmodbuf *kb)
+{
+	return ioctl(kb->fd, TR_KMOD_IOC_FLUSH) ? -errno : 0;
+}
+
 int tr_kmodbuf_finish(struct tr_kmodbuf *kb)
 {
 	return ioctl(kb->fd, TR_KMOD_IOC_FINISH) ? -errno : 0;

@@ -54,6 +54,9 @@ void tr_kmodbuf_put_subbuf(struct tr_kmodbuf *kb, unsigned int cpu, __u64 pos);
 int tr_kmodbuf_add_tracepoint(struct tr_kmodbuf *kb, __u32 event_id,
 			      const struct tr_event_shape *shape);
 
+/* Deliver what every CPU's buffer holds, each on its CPU; writers go on. */
+int tr_kmodbuf_flush(struct tr_kmodbuf *kb);
+
 /* Stop writers and flush every buffer: what is left is ready to read. */
 int tr_kmodbuf_finish(struct tr_kmodbuf *kb);
 

@@ -97,6 +97,14 @@ void rec_flush_all(struct session *s)
 		trb_flush(&s->bufs.buf[stream]);
 }
 
+void rec_flush_now(struct session *s)
+{
+	if (s->use_kmod)
+		tr_kmodbuf_flush(&s->kbufs);
+	else
+		rec_flush_all(s);
+}
+
 void rec_finish_writing(struct session *s)
 {
 	if (s->use_kmod)

@@ -59,7 +59,7 @@ static void answer(struct session *s, int conn)
 	else if (strcmp(request, REQUEST))
 		snprintf(reply, sizeof(reply), "refused: unknown request");
 	else {
-		rec_snapshot(s, reply, sizeof(reply));
+		rec_snapshot(s, 0, reply, sizeof(reply));
 		rec_say("%s", reply);
 	}
 	send(conn, reply, strlen(reply), MSG_NOSIGNAL);

@@ -145,7 +145,7 @@ void rec_close_streams(struct session *s)
  * recording is long overwritten.  Its records are the newest in the
  * buffers, so every thread is named even if they cost some of the oldest.
  */
-static void dump_tasks(struct session *s)
+void rec_snapshot_dump(struct session *s)
 {
 	int err = tr_tasks_dump(s->task_dump);
 
@@ -158,14 +158,24 @@ static void dump_tasks(struct session *s)
  * The snapshot is a trace directory of its own inside the recording's
  * (private and locked like it), written through the same steps as a
  * streamed trace: s->dir and the stream files stand for it meanwhile.
+ * What it holds is delivered first, before any file is written: on
+ * Linux 6.1 the module's perf events would record this process's own
+ * system calls once the programs that filter them are detached (so the
+ * last snapshot's state dump comes before, rec_snapshot_dump()).
  */
-int rec_snapshot(struct session *s, char *said, size_t len)
+int rec_snapshot(struct session *s, int last, char *said, size_t len)
 {
 	struct tr_trace_dir recording = s->dir;
 	unsigned long before = s->records;
 	char path[PATH_MAX], why[1024];
 	int err;
 
+	if (last) {
+		rec_finish_writing(s);
+	} else {
+		rec_snapshot_dump(s);
+		rec_flush_now(s);
+	}
 	snprintf(path, sizeof(path), "%s/snapshot-%u", s->o->output, s->snapshots + 1);
 	err = tr_trace_dir_create(&s->dir, path, 0, why, sizeof(why));
 	if (err) {
@@ -176,10 +186,7 @@ int rec_snapshot(struct session *s, char *said, size_t len)
 	err = rec_write_metadata(s);
 	if (!err)
 		err = rec_open_streams(s);
-	if (!err)
-		dump_tasks(s);
 	if (!err) {
-		rec_flush_all(s);
 		rec_consume(s);
 		err = s->write_error ? s->write_error : rec_write_maps(s);
 	}

@@ -282,11 +282,6 @@ static int choose_backend(struct session *s)
 		return -ENODEV;
 	}
 	s->use_kmod = s->o->backend != TR_BACKEND_BPF && !why_not;
-	/* The module flushes on its own timers; a snapshot must flush now. */
-	if (s->use_kmod && s->o->flight_recorder) {
-		rec_say("--flight-recorder takes its snapshots from the BPF buffers only, so far: add --backend bpf");
-		return -EINVAL;
-	}
 	if (s->use_kmod && s->nchannels > 1) {
 		rec_say("--channel: the module has one buffer per CPU, so far: add --backend bpf");
 		return -EINVAL;
@@ -304,14 +299,20 @@ static int choose_backend(struct session *s)
 static int load_for_backend(struct session *s)
 {
 	int err = load_programs(s);
+	/*
+	 * The module's perf events take no stacks, and no program sees their
+	 * records to freeze the buffers for a trigger: with either, auto goes
+	 * to BPF buffers and kmod is refused.
+	 */
+	int needs_programs = s->o->stacks || s->trigger_id != TR_NO_TRIGGER;
 
-	if (err && s->use_kmod && !geteuid() && s->o->stacks && s->o->backend == TR_BACKEND_KMOD) {
-		rec_say("-g: the kernel refused the programs that take stacks through the module (%s; -v shows why); on Linux 6.1, where the module writes from its perf events, it takes no stacks: use --backend bpf",
-			strerror(-err));
+	if (err && s->use_kmod && !geteuid() && needs_programs && s->o->backend == TR_BACKEND_KMOD) {
+		rec_say("%s: the kernel refused the programs that write through the module (%s; -v shows why); on Linux 6.1, where the module writes from its perf events, %s: use --backend bpf",
+			s->o->stacks ? "-g" : "--snapshot-on", strerror(-err),
+			s->o->stacks ? "it takes no stacks" : "no program sees the records to freeze the buffers");
 		return -EINVAL;
 	}
-	/* The module's perf events take no stacks: with -g, auto goes to BPF buffers. */
-	if (err && s->use_kmod && !geteuid() && !s->o->stacks) {
+	if (err && s->use_kmod && !geteuid() && !needs_programs) {
 		s->kmod_via_perf = 1;
 		err = load_programs(s);
 		if (!err)
@@ -370,16 +371,36 @@ static int open_bpf_buffers(struct session *s)
 	return fd < 0 ? fd : tr_waiter_watch(&s->waiter, fd, EPOLLIN);
 }
 
+/*
+ * A flight recorder on the module's buffers: no flushes on its timers (each
+ * would deliver a partly filled sub-buffer, leaving less for the snapshot),
+ * no poll() of its buffers (they stay full: nothing is read until a
+ * snapshot), but --snapshot-on's wake-up, as on BPF buffers.
+ */
+static int watch_kmod_buffers(struct session *s)
+{
+	int fd;
+
+	if (!s->o->flight_recorder)
+		return tr_waiter_watch(&s->waiter, s->kbufs.fd, EPOLLIN | EPOLLPRI);
+	if (s->trigger_id == TR_NO_TRIGGER)
+		return 0;
+	fd = tr_bpfbuf_watch_deliveries(&s->bufs, s->skel->maps.trb_delivered);
+	return fd < 0 ? fd : tr_waiter_watch(&s->waiter, fd, EPOLLIN);
+}
+
 static int open_buffers(struct session *s)
 {
+	const struct tr_record_opts *o = s->o;
 	int err;
 
 	declare_misses_event(s);
 	if (!s->use_kmod)
 		return open_bpf_buffers(s);
-	err = tr_kmodbuf_open(&s->kbufs, &s->cfg[0], s->o->flush_ms, selftest_event(s));
+	err = tr_kmodbuf_open(&s->kbufs, &s->cfg[0], o->flight_recorder ? 0 : o->flush_ms,
+			      selftest_event(s));
 	if (!err)
-		err = tr_waiter_watch(&s->waiter, s->kbufs.fd, EPOLLIN | EPOLLPRI);
+		err = watch_kmod_buffers(s);
 	if (err == -EBUSY)
 		rec_say("another recording is using the tracer module (" TR_KMOD_DEVICE " is busy)");
 	if (!err && s->kbufs.ncpu != s->ncpu)
@@ -708,14 +729,14 @@ static int start_recording(struct session *s)
 	return 1;
 }
 
-/* SIGUSR2, and the end of a flight recording. */
-static void snapshot(struct session *s)
+/* SIGUSR2, and (last) the end of a flight recording. */
+static void snapshot(struct session *s, int last)
 {
 	char said[1024];
 
 	if (!s->o->flight_recorder)
 		return;
-	rec_snapshot(s, said, sizeof(said));
+	rec_snapshot(s, last, said, sizeof(said));
 	rec_say("%s", said);
 }
 
@@ -728,7 +749,7 @@ static void triggered_snapshot(struct session *s)
 	const struct tr_event *ev = &s->events.events[s->trigger_id];
 	char said[1024];
 
-	rec_snapshot(s, said, sizeof(said));
+	rec_snapshot(s, 0, said, sizeof(said));
 	__atomic_store_n(&s->skel->bss->tr_frozen, 0, __ATOMIC_RELEASE);
 	rec_say("%s:%s fired: %s", ev->system, ev->name, said);
 }
@@ -777,7 +798,7 @@ static void run(struct session *s)
 			rec_consume(s);
 		if (snapshot_requested) {
 			snapshot_requested = 0;
-			snapshot(s);
+			snapshot(s, 0);
 		}
 		if (s->skel->bss->tr_frozen)
 			triggered_snapshot(s);
@@ -788,7 +809,7 @@ static void run(struct session *s)
 		}
 		wake = earliest(earliest(next_flush, next_status), end);
 		tr_waiter_wait(&s->waiter, (wake - now + 999999) / 1000000);
-		if (!s->use_kmod)
+		if (s->bufs.notices)
 			tr_bpfbuf_drain_notices(&s->bufs);
 	}
 	status_line_erase(s);
@@ -905,7 +926,7 @@ static void teardown(struct session *s)
 	detach(s);
 	if (s->skel)
 		record__destroy(s->skel);
-	if (s->bufs.buf)
+	if (s->bufs.buf || s->bufs.notices)
 		tr_bpfbuf_close(&s->bufs);
 	if (s->use_kmod)
 		tr_kmodbuf_close(&s->kbufs);
@@ -953,16 +974,19 @@ int tr_record(const struct tr_record_opts *o)
 	s.command = s.child;
 	if (!err) {
 		run(&s);
+		if (o->flight_recorder && s.recording)
+			rec_snapshot_dump(&s);
 		detach(&s);
 		err = finish_attaching(&s);
 	}
 	if (!err) {
 		record_misses(&s, now_ns());
-		rec_finish_writing(&s);
-		if (o->flight_recorder)
-			snapshot(&s);
-		else
+		if (o->flight_recorder) {
+			snapshot(&s, 1);
+		} else {
+			rec_finish_writing(&s);
 			rec_consume(&s);
+		}
 		if (s.write_error)
 			rec_say("writing the trace failed (%s): recording stopped; what was written stays readable",
 			    strerror(-s.write_error));

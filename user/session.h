@@ -96,9 +96,13 @@ void rec_close_streams(struct session *s);
 /*
  * --flight-recorder: what the buffers hold now, the newest events, as a
  * complete trace in DIR/snapshot-N, read by the protocol's get/put while
- * the writers go on.  Where, or why not, in said.  0 or -errno.
+ * the writers go on, after a state dump; the last one (the recording has
+ * ended, the programs are detached) finishes the writing instead, its
+ * dump taken before the programs were detached.  Where, or why not, in
+ * said.  0 or -errno.
  */
-int rec_snapshot(struct session *s, char *said, size_t len);
+void rec_snapshot_dump(struct session *s);
+int rec_snapshot(struct session *s, int last, char *said, size_t len);
 
 /* --- record_control.c: tracer snapshot ---------------------------------------- */
 
@@ -116,6 +120,8 @@ const struct trb_buf *rec_buf(const struct session *s, unsigned int stream);
 void rec_consume(struct session *s);
 /* Deliver what the writers have in partly filled sub-buffers (BPF backend). */
 void rec_flush_all(struct session *s);
+/* ... either backend, now: the module's flush on request, for a snapshot. */
+void rec_flush_now(struct session *s);
 /* After detaching: no more records, everything left ready to read. */
 void rec_finish_writing(struct session *s);
 /* Events lost so far, every cause. */
