@@ -150,6 +150,24 @@ by_trigger() {
 check "--snapshot-on EVENT:FILTER: its snapshot ends with the triggering call; snapshots + overwritten + frozen = all 8000 and the task records" \
 	by_trigger
 
+# The trigger is the command's very last call: the recorder may see the
+# command end before it sees the trigger (before the fix, one run in six
+# here), and the trigger still has its own snapshot, before the end's.
+trigger_at_the_end() {
+	local log=$work/trig-end.log round
+	for round in 1 2 3; do
+		rm -rf "$work/trig-end"
+		"$TRACER" record -o "$work/trig-end" "${FLIGHT[@]}" \
+			--snapshot-on 'syscalls:sys_enter_close:fd == 102999' \
+			-- taskset -c 0 "$GETPPID" 3000 0 / seq 2>"$log" || { diag "$log"; return 1; }
+		grep -q '^tracer record: syscalls:sys_enter_close fired: snapshot 1: ' "$log" &&
+			grep -q '^tracer record: 2 snapshots, ' "$log" || { diag "$log"; return 1; }
+		newest_contiguous "$work/trig-end/snapshot-1" 102999 1000 || return 1
+	done
+}
+check "--snapshot-on on the command's last call: its own snapshot, then the end's (3 runs)" \
+	trigger_at_the_end
+
 # SNAPSHOT-ON SPEC @ the message
 bad_triggers=(
 	"syscalls:sys_enter_clos@unknown event 'syscalls:sys_enter_clos'; did you mean syscalls:sys_enter_close"

@@ -812,6 +812,9 @@ static void run(struct session *s)
 		if (s->bufs.notices)
 			tr_bpfbuf_drain_notices(&s->bufs);
 	}
+	/* A trigger that fired before the end has its snapshot, not the last one's. */
+	if (s->recording && s->skel->bss->tr_frozen)
+		triggered_snapshot(s);
 	status_line_erase(s);
 }
 
