@@ -2,10 +2,10 @@
 /*
  * The writer side of the ring buffer protocol (include/tracer/ringbuf.h)
  * for BPF programs: the same steps under the same names, trb_bpf_*, over
- * one region per channel and CPU in a BPF_F_MMAPABLE array map.  User space maps the
- * regions, initialises them with trb_init(), and reads and flushes them
- * with ringbuf.h; BPF atomics are SMP-safe, so both sides share the
- * counters.  The invariants I1-I8 are stated once, in ringbuf.h.
+ * one region per channel and CPU in a BPF_F_MMAPABLE array map.  User
+ * space maps the regions, initialises them with trb_init(), and reads and
+ * flushes them with ringbuf.h; BPF atomics are SMP-safe, so both sides
+ * share the counters.  The invariants I1-I8 are stated once, in ringbuf.h.
  *
  * What differs is what the verifier needs:
  *  - Loops are bounded.  A reservation that keeps losing its
@@ -44,7 +44,7 @@ const volatile __u32 trb_subbuf_order[TR_MAX_CHANNELS] = { 12 };
 const volatile __u32 trb_nsubbuf_order[TR_MAX_CHANNELS] = { 1 };
 const volatile __u32 trb_mode[TR_MAX_CHANNELS];
 const volatile __u32 trb_ncpu = 1;
-/* The largest sub-buffer, less one, and offset of a physical sub-buffer. */
+/* Over all channels: the largest sub-buffer less one, the furthest physical one's offset. */
 const volatile __u64 trb_max_offset_mask = 4095;
 const volatile __u64 trb_max_phys_offset = 8192;
 
