@@ -57,7 +57,6 @@ int tr_bpfbuf_open(struct tr_bpfbuf *bb, const struct bpf_map *map,
 	bb->region_bytes = bpf_map__value_size(map);
 	bb->map_bytes = bb->region_bytes * n;
 	bb->ncpu = ncpu;
-	bb->nchannels = nchannels;
 	bb->notices = NULL;
 	bb->buf = calloc(n, sizeof(*bb->buf));
 	if (!bb->buf)

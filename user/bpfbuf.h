@@ -16,7 +16,6 @@ struct tr_bpfbuf {
 	size_t map_bytes;
 	size_t region_bytes;
 	unsigned int ncpu;
-	unsigned int nchannels;
 	struct trb_buf *buf;		/* a handle per channel and CPU: [channel * ncpu + cpu] */
 	struct ring_buffer *notices;	/* delivery notices, once watched */
 };

@@ -73,11 +73,6 @@ int rec_channels_set(struct session *s)
 	return regions_too_large(s) ? -EINVAL : 0;
 }
 
-const char *rec_stream_channel(const struct session *s, unsigned int stream)
-{
-	return s->o->channels[stream / s->ncpu].name;
-}
-
 void rec_channels_summary(const struct session *s)
 {
 	unsigned int stream;
@@ -92,7 +87,7 @@ void rec_channels_summary(const struct session *s)
 			stream % s->ncpu, c->lost_full, c->lost_wrap, c->lost_big, c->lost_busy,
 			c->records_overrun);
 		if (s->nchannels > 1)
-			fprintf(stderr, " (channel %s)", rec_stream_channel(s, stream));
+			fprintf(stderr, " (channel %s)", s->o->channels[stream / s->ncpu].name);
 		fputc('\n', stderr);
 	}
 }

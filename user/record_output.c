@@ -116,9 +116,8 @@ int rec_write_metadata(struct session *s)
 
 int rec_open_streams(struct session *s)
 {
-	int err;
-
 	const char *names[TR_MAX_CHANNELS];
+	int err;
 
 	channel_names(s, names);
 	s->stream_fd = calloc(s->nstreams, sizeof(int));

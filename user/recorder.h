@@ -19,8 +19,6 @@ enum tr_backend {
 	TR_BACKEND_KMOD,		/* BPF programs through the module's kfuncs */
 };
 
-/* The channel of every event no -e EVENT@NAME sends elsewhere. */
-#define TR_DEFAULT_CHANNEL	"channel0"
 
 /* A channel: buffers of their own for the events sent there. */
 struct tr_channel_opts {

@@ -131,8 +131,6 @@ __u64 rec_lost_total(const struct session *s);
 
 /* s->cfg, nchannels, nstreams from the options; says why not.  0 or -EINVAL. */
 int rec_channels_set(struct session *s);
-/* The name of a stream's channel. */
-const char *rec_stream_channel(const struct session *s, unsigned int stream);
 /* The summary's lines of what each buffer lost. */
 void rec_channels_summary(const struct session *s);
 

@@ -408,7 +408,7 @@ static int read_classes(struct tr_trace *t, const char *dir, char *why, size_t w
 static void one_channel(struct tr_trace *t)
 {
 	memset(t->channels, 0, sizeof(t->channels));
-	strcpy(t->channels[0].name, "channel0");
+	strcpy(t->channels[0].name, TR_DEFAULT_CHANNEL);
 	t->channels[0].used = 1;
 	t->nchannels = 1;
 }

@@ -50,6 +50,8 @@ int tr_trace_dir_open_streams(const struct tr_trace_dir *d, const char *const *c
 
 /* Channel names: 1 to TR_CHANNEL_NAME_MAX - 1 letters, digits, '-' or '_'. */
 #define TR_CHANNEL_NAME_MAX	32
+/* The channel of every event no -e EVENT@NAME sends elsewhere, and of older traces. */
+#define TR_DEFAULT_CHANNEL	"channel0"
 
 static inline int tr_trace_dir_channel_name_ok(const char *name, size_t len)
 {
