@@ -21,7 +21,7 @@
  * per-CPU scratch record, since the kfunc takes the bytes from BPF
  * memory.  Tracepoint programs do not nest on a CPU (the kernel skips a
  * program while another runs there), so one scratch record per CPU is
- * enough.
+ * enough for them (tr_scratch has others for tracer's own records).
  *
  * System call events come from the raw sys_enter/sys_exit tracepoints
  * instead (tp_btf programs, by system call number, tracer/record.h), which
@@ -115,13 +115,26 @@ struct {
 	__uint(max_entries, TR_MAX_SYSCALLS);
 } tr_syscalls SEC(".maps");
 
-/* Twice the largest record, so a size masked with SCRATCH_MASK stays inside. */
+/*
+ * Per-CPU scratch records, one for each kind of program that builds its
+ * record before writing it and may be interrupted, on its CPU, by one of
+ * another kind: tracepoint records, and tracer:vm_map records (in system
+ * call and exec programs, and in the state dump's iterator, which may be
+ * preempted).  Twice the largest record, so a size masked with
+ * SCRATCH_MASK stays inside.
+ */
 #define SCRATCH_MASK		(2 * TR_BPF_MAX_RECORD - 1)
+enum scratch_slot {
+	SCRATCH_RECORD,
+	SCRATCH_VM_MAP,
+	SCRATCH_VM_DUMP,
+	NR_SCRATCH
+};
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__type(key, __u32);
 	__uint(value_size, 2 * TR_BPF_MAX_RECORD);
-	__uint(max_entries, 1);
+	__uint(max_entries, NR_SCRATCH);
 } tr_scratch SEC(".maps");
 
 static __always_inline bool comm_wanted(void)
@@ -349,9 +362,9 @@ static __always_inline __u32 build_in_scratch(void *ctx, void *record, __u32 siz
 					      const struct tr_event_shape *shape,
 					      char **scratch)
 {
-	__u32 zero = 0;
+	__u32 slot = SCRATCH_RECORD;
 
-	*scratch = bpf_map_lookup_elem(&tr_scratch, &zero);
+	*scratch = bpf_map_lookup_elem(&tr_scratch, &slot);
 	/* The kernel never hands BPF a raw record above 8 KiB. */
 	if (!*scratch || size < sizeof(struct trace_entry) || size > TR_BPF_MAX_RECORD)
 		return 0;
@@ -468,6 +481,261 @@ int tr_tracepoint(void *ctx)
 	return TR_SHARE;
 }
 
+
+/* --- Where user code is: executable mappings, for user stacks (-g) ------- */
+
+/* tracer:vm_map's event id (tracer/record.h), when -g takes user stacks. */
+const volatile __u32 tr_vm_map_id;
+/* Records made, and mappings that could not be read (mmap lock busy). */
+__u64 tr_vm_records;
+__u64 tr_vm_unread;
+
+#define NR_MMAP			9	/* x86-64 */
+#define PROT_EXEC		0x4
+#define VM_EXEC			0x4
+#define PAGE_SHIFT		12
+#define AT_BASE			7
+#define AUXV_PAIRS		28	/* saved_auxv's size on x86, in pairs */
+#define PATH_STEPS		32	/* path components and mount crossings */
+#define NAME_BYTES		256	/* a path component, with its NUL */
+
+/* A tracer:vm_map record being built, and the walk that finds its path. */
+struct vm_scratch {
+	char rec[__builtin_offsetof(struct tr_vm_map, path_data) + TR_VM_PATH_MAX + NAME_BYTES];
+	const unsigned char *names[PATH_STEPS];
+};
+
+/*
+ * A file's path from the root of the mount tree, as d_path() gives it but
+ * readable from any program: its dentries' names, leaf first, crossing
+ * each mount to its mount point (walk_up), then written root first
+ * (write_down).  Cut at PATH_STEPS steps or TR_VM_PATH_MAX - 1 bytes.
+ * bpf_loop() steps, as the verifier cannot follow such a loop's paths.
+ */
+struct path_walk {
+	struct dentry *d;
+	struct mount *mnt;
+	__u64 mnt_at;			/* of struct vfsmount in struct mount */
+	__u32 slot;			/* the scratch record's */
+	__u32 n;			/* names found */
+	__u32 at;			/* bytes of path written */
+};
+
+static long walk_up(__u32 i, void *data)
+{
+	struct path_walk *w = data;
+	struct vm_scratch *sc = bpf_map_lookup_elem(&tr_scratch, &w->slot);
+	struct vfsmount *vfs = (void *)w->mnt + w->mnt_at;
+	struct dentry *d = w->d, *parent;
+	struct mount *mnt = w->mnt, *up;
+
+	if (!sc)
+		return 1;
+	if (d == BPF_CORE_READ(vfs, mnt_root)) {
+		up = BPF_CORE_READ(mnt, mnt_parent);
+		if (up == mnt)
+			return 1;
+		w->d = BPF_CORE_READ(mnt, mnt_mountpoint);
+		w->mnt = up;
+		return 0;
+	}
+	parent = BPF_CORE_READ(d, d_parent);
+	if (d == parent)
+		return 1;
+	sc->names[w->n++ & (PATH_STEPS - 1)] = BPF_CORE_READ(d, d_name.name);
+	w->d = parent;
+	return 0;
+}
+
+static long write_down(__u32 i, void *data)
+{
+	struct path_walk *w = data;
+	struct vm_scratch *sc = bpf_map_lookup_elem(&tr_scratch, &w->slot);
+	__u32 at = w->at;
+	char *path;
+	long len;
+
+	if (!sc || i >= w->n || at >= TR_VM_PATH_MAX - 1)
+		return 1;
+	path = ((struct tr_vm_map *)sc->rec)->path_data;
+	path[at++ & (TR_VM_PATH_MAX - 1)] = '/';
+	len = bpf_probe_read_kernel_str(path + (at & (TR_VM_PATH_MAX - 1)), NAME_BYTES,
+					sc->names[(w->n - 1 - i) & (PATH_STEPS - 1)]);
+	if (len <= 1)
+		return 1;
+	w->at = at + len - 1;
+	return 0;
+}
+
+/* The path of file into slot's scratch record; its length with the NUL. */
+static __always_inline __u32 path_of(struct file *file, struct vm_scratch *sc, __u32 slot)
+{
+	struct path_walk w = {
+		.d = BPF_CORE_READ(file, f_path.dentry),
+		.mnt_at = bpf_core_field_offset(struct mount, mnt),
+		.slot = slot,
+	};
+	__u32 at;
+
+	w.mnt = (void *)BPF_CORE_READ(file, f_path.mnt) - w.mnt_at;
+	bpf_loop(PATH_STEPS, walk_up, &w, 0);
+	bpf_loop(w.n, write_down, &w, 0);
+	at = w.at < TR_VM_PATH_MAX - 1 ? w.at : TR_VM_PATH_MAX - 1;
+	barrier_var(at);
+	((struct tr_vm_map *)sc->rec)->path_data[at & (TR_VM_PATH_MAX - 1)] = 0;
+	return at + 1;
+}
+
+/* A file mapping with code: what a user stack's frames point into. */
+static __always_inline bool is_code(struct vm_area_struct *vma)
+{
+	return (BPF_CORE_READ(vma, vm_flags) & VM_EXEC) && BPF_CORE_READ(vma, vm_file);
+}
+
+static __always_inline void write_vm_map(struct task_struct *task, struct vm_area_struct *vma,
+					 __u32 reason, __u32 slot)
+{
+	struct vm_scratch *sc = bpf_map_lookup_elem(&tr_scratch, &slot);
+	struct tr_vm_map *rec = (void *)sc;
+	__u32 size;
+
+	if (!sc)
+		return;
+	__sync_fetch_and_add(&tr_vm_records, 1);
+	rec->common_type = TR_VM_MAP_TYPE;
+	rec->common_flags = 0;
+	rec->common_preempt_count = 0;
+	rec->common_pid = bpf_get_current_pid_tgid();
+	rec->pid = BPF_CORE_READ(task, tgid);
+	rec->reason = reason;
+	rec->start = BPF_CORE_READ(vma, vm_start);
+	rec->end = BPF_CORE_READ(vma, vm_end);
+	rec->offset = BPF_CORE_READ(vma, vm_pgoff) << PAGE_SHIFT;
+	size = path_of(BPF_CORE_READ(vma, vm_file), sc, slot);
+	rec->path = size << 16 | __builtin_offsetof(struct tr_vm_map, path_data);
+	/* In the default channel, beside the task records. */
+	write_bytes(sc, tr_vm_map_id, __builtin_offsetof(struct tr_vm_map, path_data) + size, 0);
+}
+
+/*
+ * The state dump's half for mappings: run by the recorder after the
+ * task records, one call per mapping of every process (the iterator
+ * skips threads that share their leader's).  Writes even while frozen,
+ * as the task records do.
+ */
+SEC("?iter/task_vma")
+int tr_vm_dump(struct bpf_iter__task_vma *ctx)
+{
+	struct task_struct *task = ctx->task;
+	struct vm_area_struct *vma = ctx->vma;
+	__u32 tgid;
+
+	if (!task || !vma)
+		return 0;
+	tgid = task->tgid;
+	if (tgid == tr_self_tgid || (tr_filter_pids && !bpf_map_lookup_elem(&tr_pids, &tgid)))
+		return 0;
+	if (is_code(vma))
+		write_vm_map(task, vma, TR_VM_DUMP, SCRATCH_VM_DUMP);
+	return 0;
+}
+
+/* Whether the current process's new mappings are recorded; counted as dropped if frozen. */
+static __always_inline bool vm_change_wanted(void)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+
+	if (tr_stopped || tgid == tr_self_tgid ||
+	    (tr_filter_pids && !bpf_map_lookup_elem(&tr_pids, &tgid)))
+		return false;
+	return !frozen();
+}
+
+/* bpf_find_vma()'s callback: the mapping at an address, written if code. */
+struct vm_lookup {
+	__u32 reason;
+	bool code;			/* out: it was, and is written */
+	__u64 end;			/* out: where it ends */
+};
+
+static long vm_found(struct task_struct *task, struct vm_area_struct *vma, void *data)
+{
+	struct vm_lookup *l = data;
+
+	l->end = BPF_CORE_READ(vma, vm_end);
+	l->code = is_code(vma);
+	if (l->code)
+		write_vm_map(task, vma, l->reason, SCRATCH_VM_MAP);
+	return 0;
+}
+
+/* The mapping at address, written if code; false if the mappings could not be read. */
+static __always_inline bool find_mapping(struct task_struct *task, __u64 address,
+					 struct vm_lookup *l)
+{
+	l->code = false;
+	l->end = 0;
+	if (!bpf_find_vma(task, address, vm_found, l, 0))
+		return true;
+	__sync_fetch_and_add(&tr_vm_unread, 1);
+	return false;
+}
+
+/* Where exec put the program's interpreter (the dynamic loader), or 0. */
+static __always_inline __u64 interpreter_base(struct task_struct *task)
+{
+	unsigned long *auxv = (void *)BPF_CORE_READ(task, mm) +
+			      bpf_core_field_offset(struct mm_struct, saved_auxv);
+	unsigned long pair[2];
+	int i;
+
+	for (i = 0; i < AUXV_PAIRS; i++) {
+		if (bpf_probe_read_kernel(pair, sizeof(pair), auxv + 2 * i) || !pair[0])
+			return 0;
+		if (pair[0] == AT_BASE)
+			return pair[1];
+	}
+	return 0;
+}
+
+/*
+ * A new image: the program's code (at start_code) starts it, as an
+ * exec record; then the interpreter's code, in one of the mappings
+ * that follow its first at AT_BASE (ld.so maps its segments side by
+ * side).  Later code comes with mmap() (tr_vm_mmap).
+ */
+SEC("?tp_btf/sched_process_exec")
+int BPF_PROG(tr_vm_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct vm_lookup l = { .reason = TR_VM_EXEC };
+	__u64 at;
+	int i;
+
+	if (!vm_change_wanted())
+		return 0;
+	find_mapping(task, BPF_CORE_READ(task, mm, start_code), &l);
+	at = interpreter_base(task);
+	l.reason = TR_VM_MMAP;
+	for (i = 0; at && i < 4; i++) {
+		if (!find_mapping(task, at, &l) || l.code)
+			break;
+		at = l.end;
+	}
+	return 0;
+}
+
+/* After a system call: the mapping an mmap() of code made. */
+SEC("?tp_btf/sys_exit")
+int BPF_PROG(tr_vm_mmap, struct pt_regs *regs, long ret)
+{
+	struct vm_lookup l = { .reason = TR_VM_MMAP };
+
+	if (regs->orig_ax == NR_MMAP && (unsigned long)ret < -4095UL && (regs->dx & PROT_EXEC) &&
+	    vm_change_wanted())
+		find_mapping(bpf_get_current_task_btf(), ret, &l);
+	return 0;
+}
 
 /* A syscalls:sys_enter_NAME or sys_exit_NAME record, as the kernel lays it out. */
 struct tr_syscall_record {

@@ -20,14 +20,16 @@ echo 'stacktrace if comm == "callchain"' >"$getppid_event/trigger"
 at_exit "echo '!stacktrace if comm == \"callchain\"' >$getppid_event/trigger; echo 0 >$getppid_event/enable"
 
 # Records the chain's calls with -g and EVENTS into DIR while the instance
-# takes their stacks; the chain lives until the recorder has ended, so its
-# mappings are there to read.
+# takes their stacks; the chain lives until the recorder has ended.  Its
+# pid into DIR.pid, its code mappings as /proc/PID/maps shows them into
+# DIR.procmaps.
 record_chain() { # record_chain DIR EVENT...
 	local dir=$1 chain recorder
 	shift
 	rm -f "$work/go" "$work/called" "$work/done"
 	"$CHAIN" "$CALLS" "$work/go" "$work/called" "$work/done" &
 	chain=$!
+	echo "$chain" >"$dir.pid"
 	echo >"$instance/trace"
 	echo 1 >"$getppid_event/enable"
 	"$TRACER" record -g -p "$chain" -o "$dir" "$@" 2>"$dir.log" &
@@ -39,6 +41,7 @@ record_chain() { # record_chain DIR EVENT...
 	wait "$recorder"
 	local status=$?
 	echo 0 >"$getppid_event/enable"
+	awk '$2 ~ /x/ && $6 ~ /^\// { print }' "/proc/$chain/maps" >"$dir.procmaps"
 	touch "$work/done"
 	wait "$chain"
 	[ "$status" = 0 ] || { diag "$dir.log"; return 1; }
@@ -71,7 +74,15 @@ stacks_as_known() { # stacks_as_known REPORT
 		{ echo "# kernel stack, ours then ftrace's:"; echo "$ours" | diag; echo "$theirs" | diag; return 1; }
 }
 
-echo "1..9"
+# How many of REPORT's records have a user stack that starts with the chain.
+chained() { # chained REPORT
+	awk 'function end_record() { if (u ~ /^chain_three chain_two chain_one main /) n++; u = "" }
+		/^\t/ { if ($3 != "([kernel.kallsyms])") { f = $2; sub(/\+0x[0-9a-f]+$/, "", f); u = u f " " }
+			next }
+		{ end_record() } END { end_record(); print n + 0 }' "$1"
+}
+
+echo "1..12"
 
 one_tracepoint() {
 	record_chain "$work/t" -e syscalls:sys_enter_getppid || return 1
@@ -92,6 +103,58 @@ folded() {
 		{ echo "# $count calls folded"; diag "$work/folded"; return 1; }
 }
 check "report --folded: the calls under one stack, outermost first, counts adding up" folded
+
+# The state dump's tracer:vm_map records of the chain, against what
+# /proc/PID/maps showed of its code while it lived.
+maps_as_proc() {
+	"$TRACER" report --event tracer:vm_map "$work/t" >"$work/vm_map" || return 1
+	python3 - "$work/t.procmaps" "$work/vm_map" "$(cat "$work/t.pid")" <<'EOF'
+import re, sys
+proc = set()
+for line in open(sys.argv[1]):
+    f = line.split()
+    start, end = f[0].split("-")
+    proc.add((int(start, 16), int(end, 16), int(f[2], 16), f[5]))
+ours = set()
+record = re.compile(r"pid=(\d+) reason=0 start=(\w+) end=(\w+) offset=(\w+) path=(.*)$")
+for line in open(sys.argv[2]):
+    m = record.search(line.rstrip("\n"))
+    if m and m.group(1) == sys.argv[3]:
+        ours.add((int(m.group(2), 16), int(m.group(3), 16), int(m.group(4), 16), m.group(5)))
+if not proc or proc != ours:
+    for m in sorted(proc ^ ours):
+        print("# %s: %x-%x %x %s" % ("/proc only" if m in proc else "trace only", *m))
+    sys.exit(1)
+EOF
+}
+check "the state dump's mapping records of the chain are its code mappings in /proc/PID/maps" maps_as_proc
+
+# A command that ends at once, before the recorder could read anything of
+# it: its stacks are named from the mappings its exec and its loader's
+# mmap() wrote into the trace.
+short_lived() {
+	"$TRACER" record -g -o "$work/short" -e syscalls:sys_enter_getppid -- "$CHAIN" "$CALLS" \
+		2>"$work/short.log" && "$TRACER" report "$work/short" >"$work/short.report" ||
+		{ diag "$work/short.log"; return 1; }
+	[ "$(chained "$work/short.report")" = "$CALLS" ] &&
+		"$TRACER" report --event tracer:vm_map "$work/short" | grep -q "reason=1 .*path=$(realpath "$CHAIN")\$" ||
+		{ head -n 20 "$work/short.report" | diag; return 1; }
+}
+check "a command that exits at once: every call's user stack is the chain, named" short_lived
+
+# A child that forks and does not exec runs its parent's code: named
+# through its parent's mappings (it has no mapping record of its own).
+forked_child() {
+	local child
+	"$TRACER" record -g -o "$work/forked" -e syscalls:sys_enter_getppid -- "$CHAIN" -f "$CALLS" \
+		2>"$work/forked.log" && "$TRACER" report "$work/forked" >"$work/forked.report" ||
+		{ diag "$work/forked.log"; return 1; }
+	child=$(awk '/ syscalls:sys_enter_getppid: / { print $2; exit }' "$work/forked.report")
+	[ -n "$child" ] && [ "$(chained "$work/forked.report")" = "$CALLS" ] &&
+		! "$TRACER" report --event tracer:vm_map "$work/forked" | grep -q " pid=$child " ||
+		{ echo "# child $child"; head -n 20 "$work/forked.report" | diag; return 1; }
+}
+check "a forked child that did not exec: its user stacks named through its parent's mappings" forked_child
 
 in_babeltrace2() {
 	babeltrace2 "$work/t" 2>"$work/bt.err" | grep ' sys_enter_getppid: ' >"$work/bt" || { diag "$work/bt.err"; return 1; }

@@ -21,8 +21,6 @@ static void count_records(struct session *s, const void *packet)
 	while ((e = tr_packet_next(&it, &problem))) {
 		if (e->id == s->misses_event)
 			continue;
-		if ((s->o->stacks & TR_STACK_USER) && e->pid != s->self)
-			rec_maps_meet(&s->maps, e->pid);
 		if (e->id < s->events.count)
 			s->per_event[e->id]++;
 		s->records++;

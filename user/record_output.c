@@ -144,9 +144,16 @@ void rec_close_streams(struct session *s)
  * recording is long overwritten.  Its records are the newest in the
  * buffers, so every thread is named even if they cost some of the oldest.
  */
-void rec_snapshot_dump(struct session *s)
+int rec_state_dump(struct session *s)
 {
 	int err = tr_tasks_dump(s->task_dump);
+
+	return err || !s->vm_dump ? err : tr_tasks_dump(s->vm_dump);
+}
+
+void rec_snapshot_dump(struct session *s)
+{
+	int err = rec_state_dump(s);
 
 	if (err)
 		rec_say("the snapshot has no state dump (%s): report names fewer threads",
@@ -187,7 +194,7 @@ int rec_snapshot(struct session *s, int last, char *said, size_t len)
 		err = rec_open_streams(s);
 	if (!err) {
 		rec_consume(s);
-		err = s->write_error ? s->write_error : rec_write_maps(s);
+		err = s->write_error;
 	}
 	rec_close_streams(s);
 	tr_trace_dir_close(&s->dir);

@@ -2,96 +2,65 @@
 /*
  * What a recording with call stacks (-g) leaves for report to name their
  * frames by: .tracer/stacks (which stacks the records carry), the
- * kernel's text symbols (/proc/kallsyms as the recorder sees them), and
- * the executable mappings of every process whose records carry a user
- * stack, read from /proc/PID/maps when the consumer first meets it.  A
- * process that exits, or replaces its image, before then is not named.
+ * kernel's text symbols (/proc/kallsyms as the recorder sees them), and,
+ * with user stacks, tracer:vm_map records of where each process's code
+ * is, written by the BPF programs (tracer/record.h) into the trace
+ * itself: a process that exits before the recorder reads its records is
+ * named all the same.
  */
 #include <errno.h>
-#include <limits.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "session.h"
+#include "record.skel.h"
 
-/* Adds pid to the table; 0 if it was there. */
-static int insert_pid(__u32 *pids, __u32 size, __u32 pid)
+#define STR(x)	#x
+#define XSTR(x)	STR(x)
+
+static const char vm_map_format[] =
+"name: vm_map\n"
+"ID: " XSTR(TR_VM_MAP_TYPE) "\n"
+"format:\n"
+TR_FORMAT_COMMON_FIELDS
+"\tfield:pid_t pid;\toffset:8;\tsize:4;\tsigned:1;\n"
+"\tfield:unsigned int reason;\toffset:12;\tsize:4;\tsigned:0;\n"
+"\tfield:unsigned long start;\toffset:16;\tsize:8;\tsigned:0;\n"
+"\tfield:unsigned long end;\toffset:24;\tsize:8;\tsigned:0;\n"
+"\tfield:unsigned long offset;\toffset:32;\tsize:8;\tsigned:0;\n"
+"\tfield:__data_loc char[] path;\toffset:40;\tsize:4;\tsigned:0;\n"
+"\n"
+"print fmt: \"pid=%d start=0x%lx end=0x%lx offset=0x%lx path=%s reason=%s\", REC->pid, "
+"REC->start, REC->end, REC->offset, __get_str(path), "
+"__print_symbolic(REC->reason, { 0, \"dump\" }, { 1, \"exec\" }, { 2, \"mmap\" })\n";
+_Static_assert(__builtin_offsetof(struct tr_vm_map, path) == 40 &&
+	       __builtin_offsetof(struct tr_vm_map, path_data) == 44,
+	       "vm_map_format describes struct tr_vm_map");
+
+int rec_declare_vm_map(struct session *s, char *why, size_t len)
 {
-	__u32 i = pid & (size - 1);
+	int err;
 
-	while (pids[i] && pids[i] != pid)
-		i = (i + 1) & (size - 1);
-	if (pids[i])
+	if (!(s->o->stacks & TR_STACK_USER))
 		return 0;
-	pids[i] = pid;
-	return 1;
+	s->vm_map_id = s->events.count;
+	err = tr_events_add_format(&s->events, "tracer", "vm_map", vm_map_format);
+	if (err)
+		snprintf(why, len, "cannot declare tracer:vm_map: %s", strerror(-err));
+	return err;
 }
 
-/* The set of processes met: open addressing, at most half full.  1 if pid was in it. */
-static int pid_seen(struct rec_maps *m, __u32 pid)
+void rec_vm_map_summary(const struct session *s)
 {
-	__u32 *bigger, i, size;
+	__u64 unread = s->skel->bss->tr_vm_unread;
 
-	if (2 * (m->npids + 1) > m->size) {
-		size = m->size ? 2 * m->size : 64;
-		bigger = calloc(size, sizeof(*bigger));
-		if (!bigger)
-			return 1;
-		for (i = 0; i < m->size; i++)
-			if (m->pids[i])
-				insert_pid(bigger, size, m->pids[i]);
-		free(m->pids);
-		m->pids = bigger;
-		m->size = size;
-	}
-	if (!insert_pid(m->pids, m->size, pid))
-		return 1;
-	m->npids++;
-	return 0;
-}
-
-/* Appends pid's executable file mappings as "PID START END OFFSET PATH" lines. */
-static void read_maps(struct rec_maps *m, __u32 pid)
-{
-	char path[64], line[4096], perms[8], file[PATH_MAX];
-	unsigned long long start, end, offset;
-	FILE *in;
-
-	snprintf(path, sizeof(path), "/proc/%u/maps", pid);
-	in = fopen(path, "r");
-	if (!in)
+	if (!(s->o->stacks & TR_STACK_USER))
 		return;
-	while (fgets(line, sizeof(line), in)) {
-		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %4095[^\n]", &start, &end, perms,
-			   &offset, file) != 5 || !strchr(perms, 'x') || file[0] != '/')
-			continue;
-		if (m->text_len + strlen(file) + 80 > m->text_size) {
-			size_t size = 2 * m->text_size + strlen(file) + 4096;
-			char *bigger = realloc(m->text, size);
-
-			if (!bigger)
-				break;
-			m->text = bigger;
-			m->text_size = size;
-		}
-		m->text_len += sprintf(m->text + m->text_len, "%u %llx %llx %llx %s\n",
-				       pid, start, end, offset, file);
-	}
-	fclose(in);
-}
-
-void rec_maps_meet(struct rec_maps *m, __u32 pid)
-{
-	if (pid && !pid_seen(m, pid))
-		read_maps(m, pid);
-}
-
-void rec_maps_free(struct rec_maps *m)
-{
-	free(m->pids);
-	free(m->text);
-	memset(m, 0, sizeof(*m));
+	fprintf(stderr, "  mapping records: %llu (where code is, for user stacks: state dump, exec, mmap)\n",
+		(unsigned long long)s->skel->bss->tr_vm_records);
+	if (unread)
+		fprintf(stderr, "  mappings not read: %llu (another thread held the process's mappings locked): their frames go unnamed\n",
+			(unsigned long long)unread);
 }
 
 /* /proc/kallsyms's text symbols ("ADDRESS T NAME [module]"), as report reads them. */
@@ -138,18 +107,5 @@ int rec_write_stacks_info(struct session *s)
 	if (err)
 		rec_say("cannot write what names the stacks' frames into %s: %s",
 			s->o->output, strerror(-err));
-	return err;
-}
-
-int rec_write_maps(struct session *s)
-{
-	int err;
-
-	if (!(s->o->stacks & TR_STACK_USER))
-		return 0;
-	err = write_meta(s, TR_TRACE_MAPS, s->maps.text ? s->maps.text : "", NULL);
-	if (err)
-		rec_say("cannot write the processes' mappings into %s: %s", s->o->output,
-			strerror(-err));
 	return err;
 }

@@ -182,6 +182,10 @@ static int configure(struct session *s)
 	skel->rodata->tr_trigger_filter = s->events.count;
 	skel->rodata->tr_task_state_id = s->task_state_id;
 	skel->rodata->tr_stack_flags = o->stacks;
+	skel->rodata->tr_vm_map_id = s->vm_map_id;
+	bpf_program__set_autoload(skel->progs.tr_vm_dump, s->vm_map_id);
+	bpf_program__set_autoload(skel->progs.tr_vm_exec, s->vm_map_id);
+	bpf_program__set_autoload(skel->progs.tr_vm_mmap, s->vm_map_id);
 	if (!skel->rodata->tr_follow_forks)
 		bpf_program__set_autoload(skel->progs.tr_follow_fork, false);
 	s->derive_context = kernel_resolves_preempt_count();
@@ -270,6 +274,7 @@ static int load_programs(struct session *s)
 		s->skel = NULL;
 	}
 	s->task_dump = s->skel ? s->skel->progs.tr_task_dump : NULL;
+	s->vm_dump = s->skel && s->vm_map_id ? s->skel->progs.tr_vm_dump : NULL;
 	return err;
 }
 
@@ -444,9 +449,10 @@ static int attach_syscall_programs(struct session *s, struct bpf_link **links)
 }
 
 /*
- * New tasks and new command names are followed from before the state
- * dump, which comes before any recorded event: every task a record names
- * is named before it, whenever it appeared.
+ * New tasks and new command names (and, with user stacks, new code
+ * mappings) are followed from before the state dump, which comes before
+ * any recorded event: every task a record names is named before it,
+ * whenever it appeared.
  */
 static int follow_tasks(struct session *s)
 {
@@ -461,7 +467,17 @@ static int follow_tasks(struct session *s)
 			strerror(errno));
 		return -errno;
 	}
-	err = tr_tasks_dump(s->task_dump);
+	if (s->vm_map_id) {
+		skel->links.tr_vm_exec = bpf_program__attach(skel->progs.tr_vm_exec);
+		if (skel->links.tr_vm_exec)
+			skel->links.tr_vm_mmap = bpf_program__attach(skel->progs.tr_vm_mmap);
+		if (!skel->links.tr_vm_exec || !skel->links.tr_vm_mmap) {
+			rec_say("cannot follow where user code is mapped (sched:sched_process_exec, raw sys_exit): %s",
+				strerror(errno));
+			return -errno;
+		}
+	}
+	err = rec_state_dump(s);
 	if (err)
 		rec_say("the state dump failed (a BPF task iterator): %s", strerror(-err));
 	return err;
@@ -853,6 +869,7 @@ static void summary(struct session *s)
 	fprintf(stderr, "  task records: %llu (state dump%s, new tasks, new command names)\n",
 		(unsigned long long)s->skel->bss->tr_task_records,
 		s->o->flight_recorder ? "s at the start and at each snapshot" : " at the start");
+	rec_vm_map_summary(s);
 	rec_channels_summary(s);
 	if (s->misses)
 		fprintf(stderr, "  all cpus lost: %llu skipped by the kernel (a BPF program was already running on their CPU: recursion misses)\n",
@@ -903,6 +920,8 @@ static int setup(struct session *s)
 		if (err)
 			snprintf(why, sizeof(why), "cannot declare tracer:task_state: %s", strerror(-err));
 	}
+	if (!err)
+		err = rec_declare_vm_map(s, why, sizeof(why));
 	if (err) {
 		rec_say("%s", why);
 		return err;
@@ -941,7 +960,6 @@ static void teardown(struct session *s)
 	close(s->child_fd);
 	tr_waiter_close(&s->waiter);
 	free(s->per_event);
-	rec_maps_free(&s->maps);
 	tr_events_free(&s->events);
 }
 
@@ -993,8 +1011,6 @@ int tr_record(const struct tr_record_opts *o)
 		if (s.write_error)
 			rec_say("writing the trace failed (%s): recording stopped; what was written stays readable",
 			    strerror(-s.write_error));
-		if (!o->flight_recorder)
-			rec_write_maps(&s);
 		summary(&s);
 	}
 	/* Stopped before the command ended: end it, as perf record does. */

@@ -133,7 +133,15 @@ static bool is_task_state(const struct tr_trace_class *class)
 	return !strcmp(class->system, "tracer") && !strcmp(class->name, "task_state");
 }
 
-/* Without --event every event but the task names (as perf script hides its task events). */
+static bool is_vm_map(const struct tr_trace_class *class)
+{
+	return !strcmp(class->system, "tracer") && !strcmp(class->name, "vm_map");
+}
+
+/*
+ * Without --event every event but the task names and the mappings (as
+ * perf script hides its task and mmap events).
+ */
 static int class_wanted(const struct filter *f, const struct tr_trace_class *class)
 {
 	char full[512];
@@ -143,16 +151,17 @@ static int class_wanted(const struct filter *f, const struct tr_trace_class *cla
 	for (i = 0; i < f->o->nevents; i++)
 		if (!fnmatch(f->o->events[i], full, 0) || !fnmatch(f->o->events[i], class->name, 0))
 			return 1;
-	return !f->o->nevents && !is_task_state(class);
+	return !f->o->nevents && !is_task_state(class) && !is_vm_map(class);
 }
 
 /*
  * A first pass names every thread by its first tracer:task_state record:
  * the state dump of a snapshot comes after the events it names, and
  * records of other CPUs may come before a thread's dump record.  The main
- * pass then follows each rename as it comes.  Problems are said there.
+ * pass then follows each rename as it comes.  The stacks' symbols learn
+ * every mapping (symbols may be NULL).  Problems are said in the main pass.
  */
-static void learn_first_names(struct comms *c, const char *dir)
+static void first_pass(struct comms *c, struct tr_symbols *symbols, const char *dir)
 {
 	struct tr_trace *trace;
 	struct tr_item it;
@@ -160,9 +169,12 @@ static void learn_first_names(struct comms *c, const char *dir)
 
 	if (tr_trace_open(&trace, dir, why, sizeof(why)))
 		return;
-	while (tr_trace_next(trace, &it))
+	while (tr_trace_next(trace, &it)) {
 		if (it.kind == TR_ITEM_RECORD && is_task_state(it.class))
 			learn_comms(c, &it, false);
+		if (symbols)
+			tr_symbols_learn(symbols, &it);
+	}
 	tr_trace_close(trace);
 }
 
@@ -284,7 +296,7 @@ int tr_report(const struct tr_report_opts *o, FILE *out)
 		tr_trace_close(trace);
 		return err == -EINVAL ? 2 : 1;
 	}
-	learn_first_names(&comms, o->dir);
+	first_pass(&comms, sink.symbols, o->dir);
 	while (tr_trace_next(trace, &it)) {
 		if (it.kind == TR_ITEM_PROBLEM) {
 			fprintf(stderr, "tracer report: %s\n", it.problem);

@@ -22,14 +22,6 @@
 #include "trace_dir.h"
 #include "waiter.h"
 
-/* Processes met with user stacks, and their executable mappings (record_stacks.c). */
-struct rec_maps {
-	__u32 *pids;			/* open addressing; 0 is free */
-	__u32 size, npids;
-	char *text;			/* "PID START END OFFSET PATH" lines */
-	size_t text_len, text_size;
-};
-
 struct session {
 	const struct tr_record_opts *o;
 	struct tr_event_set events;
@@ -73,11 +65,12 @@ struct session {
 	unsigned int snapshots;		/* taken so far (--flight-recorder) */
 	int control_fd;			/* its control socket, or -1 */
 	__u32 task_state_id;		/* tracer:task_state's event id (tasks.h) */
-	struct bpf_program *task_dump;	/* its state dump's task iterator */
+	__u32 vm_map_id;		/* tracer:vm_map's (-g user), else 0 */
+	struct bpf_program *task_dump;	/* the state dump's task iterator */
+	struct bpf_program *vm_dump;	/* ... and mapping iterator (-g user), or NULL */
 	__u32 trigger_id;		/* --snapshot-on's event, or TR_NO_TRIGGER */
 	int trigger_recorded;		/* ... which an -e records too */
 	struct tr_filter trigger;	/* ... and its filter */
-	struct rec_maps maps;		/* -g: for the user stacks */
 	__u32 self;			/* the recorder's pid: its records have none */
 };
 
@@ -102,6 +95,8 @@ void rec_close_streams(struct session *s);
  * said.  0 or -errno.
  */
 void rec_snapshot_dump(struct session *s);
+/* The state dump: a record for every task, then (-g user) every code mapping.  0 or -errno. */
+int rec_state_dump(struct session *s);
 int rec_snapshot(struct session *s, int last, char *said, size_t len);
 
 /* --- record_control.c: tracer snapshot ---------------------------------------- */
@@ -136,12 +131,11 @@ void rec_channels_summary(const struct session *s);
 
 /* --- record_stacks.c: what names the frames of -g's stacks ------------------ */
 
-/* The consumer met a record of process pid with a user stack. */
-void rec_maps_meet(struct rec_maps *m, __u32 pid);
-void rec_maps_free(struct rec_maps *m);
+/* With user stacks, tracer:vm_map into s->events; why not into why.  0 or -errno. */
+int rec_declare_vm_map(struct session *s, char *why, size_t len);
 /* .tracer/stacks and the kernel's symbols, into s->dir; says why not.  0 or -errno. */
 int rec_write_stacks_info(struct session *s);
-/* .tracer/maps: the mappings met so far, into s->dir; says why not.  0 or -errno. */
-int rec_write_maps(struct session *s);
+/* The summary's lines on the mapping records. */
+void rec_vm_map_summary(const struct session *s);
 
 #endif /* TRACER_SESSION_H */

@@ -13,7 +13,7 @@ static struct tr_frame_name frame_name(struct tr_symbols *symbols, const struct 
 
 	if (i < it->kernel_frames)
 		return tr_symbols_kernel(symbols, address);
-	return tr_symbols_user(symbols, it->record->pid, address);
+	return tr_symbols_user(symbols, it->record->pid, it->ts, address);
 }
 
 void tr_stacks_print(FILE *out, struct tr_symbols *symbols, const struct tr_item *it)

@@ -9,6 +9,9 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include <event-parse.h>
+#include <tracer/record.h>
+
 #include "symbols.h"
 #include "trace.h"
 #include "trace_dir.h"
@@ -39,16 +42,28 @@ struct file {
 	unsigned int nsegments;
 };
 
+/* A tracer:vm_map record (tracer/record.h): where a process's code is, and when. */
 struct mapping {
 	__u32 pid;
+	__u32 reason;			/* enum tr_vm_reason */
 	__u64 start, end, offset;
+	__u64 made;			/* its record's time */
+	__u64 since, until;		/* it holds from since up to until */
 	struct file *file;
+};
+
+/* A new process, from its tracer:task_state record: it runs its parent's code until it execs. */
+struct parent {
+	__u32 pid, ppid;
 };
 
 struct tr_symbols {
 	struct symbol_table kernel;
-	struct mapping *maps;		/* by pid, then start */
-	unsigned int nmaps;
+	struct mapping *maps;		/* by pid, then time, once ready */
+	unsigned int nmaps, maps_room;
+	struct parent *parents;		/* by pid, once ready */
+	unsigned int nparents, parents_room;
+	int ready;
 	struct file *files;
 	unsigned int nfiles;
 };
@@ -159,47 +174,176 @@ static struct file *file_named(struct tr_symbols *s, const char *path)
 	return s->files[s->nfiles].path ? &s->files[s->nfiles++] : NULL;
 }
 
-static int by_pid_and_start(const void *a, const void *b)
+/* Room for one more of an array's elements of size each; 0 or -errno. */
+static int grow(void **array, unsigned int count, unsigned int *room, size_t size,
+		unsigned int most)
+{
+	unsigned int more = *room ? 2 * *room : 256;
+	void *bigger;
+
+	if (count < *room)
+		return 0;
+	if (more > most)
+		return -E2BIG;
+	bigger = realloc(*array, more * size);
+	if (!bigger)
+		return -ENOMEM;
+	*array = bigger;
+	*room = more;
+	return 0;
+}
+
+/* Field name of a record as a number; 0 if it has none. */
+static __u64 number(const struct tr_item *it, const char *name)
+{
+	struct tep_format_field *f = tep_find_field(it->class->tep, name);
+	unsigned long long value;
+
+	return f && !tep_read_number_field(f, it->payload, &value) ? value : 0;
+}
+
+static void learn_mapping(struct tr_symbols *s, const struct tr_item *it)
+{
+	struct tep_record rec = { .data = (void *)it->payload, .size = it->record->size };
+	char path[TR_VM_PATH_MAX];
+	struct file *file;
+	const char *raw;
+	int len = 0;
+
+	raw = tep_get_field_raw(NULL, it->class->tep, "path", &rec, &len, 0);
+	if (!raw || len <= 0 || number(it, "start") >= number(it, "end"))
+		return;
+	snprintf(path, sizeof(path), "%.*s", len, raw);
+	file = file_named(s, path);
+	if (!file || grow((void **)&s->maps, s->nmaps, &s->maps_room, sizeof(*s->maps), MAX_MAPS))
+		return;
+	s->maps[s->nmaps++] = (struct mapping) {
+		.pid = number(it, "pid"), .reason = number(it, "reason"),
+		.start = number(it, "start"), .end = number(it, "end"),
+		.offset = number(it, "offset"), .made = it->ts, .file = file,
+	};
+}
+
+static void learn_parent(struct tr_symbols *s, const struct tr_item *it)
+{
+	__u32 pid = number(it, "pid");
+
+	if (number(it, "reason") != TR_TASK_NEW || pid != number(it, "tgid") ||
+	    grow((void **)&s->parents, s->nparents, &s->parents_room, sizeof(*s->parents),
+		 MAX_MAPS))
+		return;
+	s->parents[s->nparents++] = (struct parent) { pid, number(it, "ppid") };
+}
+
+void tr_symbols_learn(struct tr_symbols *s, const struct tr_item *it)
+{
+	if (it->kind != TR_ITEM_RECORD || strcmp(it->class->system, "tracer"))
+		return;
+	if (!strcmp(it->class->name, "vm_map") && s->files)
+		learn_mapping(s, it);
+	else if (!strcmp(it->class->name, "task_state"))
+		learn_parent(s, it);
+}
+
+static int by_pid_and_time(const void *a, const void *b)
 {
 	const struct mapping *x = a, *y = b;
 
 	if (x->pid != y->pid)
 		return x->pid < y->pid ? -1 : 1;
-	return x->start < y->start ? -1 : x->start > y->start;
+	return x->made < y->made ? -1 : x->made > y->made;
 }
 
-/* .tracer/maps: "PID START END OFFSET PATH" lines, hexadecimal but the pid. */
-static void load_maps(struct tr_symbols *s, const struct tr_trace *trace)
+static int by_pid(const void *a, const void *b)
 {
-	FILE *in = open_meta(trace, TR_TRACE_MAPS);
-	unsigned long long start, end, offset;
-	unsigned int room = 0, pid;
-	char line[4352], path[4096];
+	const struct parent *x = a, *y = b;
 
-	if (!in)
-		return;
-	s->files = calloc(MAX_FILES, sizeof(*s->files));
-	while (s->files && fgets(line, sizeof(line), in)) {
-		struct file *file;
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
 
-		if (sscanf(line, "%u %llx %llx %llx %4095[^\n]", &pid, &start, &end, &offset,
-			   path) != 5 || start >= end || !(file = file_named(s, path)))
-			continue;
-		if (s->nmaps == room) {
-			struct mapping *bigger = NULL;
+/*
+ * When each mapping holds: from its record up to its process's next exec
+ * record; the state dump's from the trace's start, since what it saw was
+ * there before (a snapshot's dump comes after the events it precedes).
+ */
+static void make_ready(struct tr_symbols *s)
+{
+	__u64 next_exec = ~0ull;
+	unsigned int i;
 
-			if (room < MAX_MAPS)
-				bigger = realloc(s->maps, (room ? 2 * room : 256) * sizeof(*bigger));
-			if (!bigger)
-				break;
-			s->maps = bigger;
-			room = room ? 2 * room : 256;
-		}
-		s->maps[s->nmaps++] = (struct mapping) { pid, start, end, offset, file };
-	}
-	fclose(in);
+	s->ready = 1;
 	if (s->nmaps)
-		qsort(s->maps, s->nmaps, sizeof(*s->maps), by_pid_and_start);
+		qsort(s->maps, s->nmaps, sizeof(*s->maps), by_pid_and_time);
+	if (s->nparents)
+		qsort(s->parents, s->nparents, sizeof(*s->parents), by_pid);
+	for (i = s->nmaps; i-- > 0;) {
+		struct mapping *m = &s->maps[i];
+
+		if (i + 1 == s->nmaps || m[1].pid != m->pid)
+			next_exec = ~0ull;
+		m->since = m->reason == TR_VM_DUMP ? 0 : m->made;
+		m->until = next_exec;
+		if (m->reason == TR_VM_EXEC)
+			next_exec = m->made;
+	}
+}
+
+/* Where pid's mappings start in s->maps (s->nmaps if it has none). */
+static unsigned int first_of(const struct tr_symbols *s, __u32 pid)
+{
+	unsigned int low = 0, high = s->nmaps;
+
+	while (low < high) {
+		unsigned int mid = low + (high - low) / 2;
+
+		if (s->maps[mid].pid < pid)
+			low = mid + 1;
+		else
+			high = mid;
+	}
+	return low;
+}
+
+static __u32 parent_of(const struct tr_symbols *s, __u32 pid)
+{
+	struct parent key = { pid, 0 };
+	const struct parent *p = s->parents ? bsearch(&key, s->parents, s->nparents,
+						      sizeof(key), by_pid) : NULL;
+
+	return p ? p->ppid : 0;
+}
+
+/* The latest mapping of pid that holds address at ts. */
+static const struct mapping *mapping_at(const struct tr_symbols *s, __u32 pid, __u64 ts,
+					__u64 address)
+{
+	const struct mapping *best = NULL;
+	unsigned int i;
+
+	for (i = first_of(s, pid); i < s->nmaps && s->maps[i].pid == pid; i++) {
+		const struct mapping *m = &s->maps[i];
+
+		if (address >= m->start && address < m->end && ts >= m->since && ts < m->until &&
+		    (!best || m->since >= best->since))
+			best = m;
+	}
+	return best;
+}
+
+/* ... or, for a process that has not exec'd since the trace began, its parent's. */
+static const struct mapping *find_mapping(struct tr_symbols *s, __u32 pid, __u64 ts,
+					  __u64 address)
+{
+	const struct mapping *m = NULL;
+	unsigned int hops;
+
+	if (!s->ready)
+		make_ready(s);
+	for (hops = 0; hops < 8 && pid && !m; hops++) {
+		m = mapping_at(s, pid, ts, address);
+		pid = m ? pid : parent_of(s, pid);
+	}
+	return m;
 }
 
 struct tr_symbols *tr_symbols_open(const struct tr_trace *trace)
@@ -209,7 +353,7 @@ struct tr_symbols *tr_symbols_open(const struct tr_trace *trace)
 	if (!s)
 		return NULL;
 	load_kernel(s, trace);
-	load_maps(s, trace);
+	s->files = calloc(MAX_FILES, sizeof(*s->files));
 	return s;
 }
 
@@ -283,24 +427,6 @@ static void load_file(struct file *f)
 	close(fd);
 }
 
-static const struct mapping *find_mapping(const struct tr_symbols *s, __u32 pid, __u64 address)
-{
-	unsigned int low = 0, high = s->nmaps;
-
-	while (low < high) {
-		unsigned int mid = low + (high - low) / 2;
-		const struct mapping *m = &s->maps[mid];
-
-		if (m->pid < pid || (m->pid == pid && m->start <= address))
-			low = mid + 1;
-		else
-			high = mid;
-	}
-	if (!low || s->maps[low - 1].pid != pid || address >= s->maps[low - 1].end)
-		return NULL;
-	return &s->maps[low - 1];
-}
-
 struct tr_frame_name tr_symbols_kernel(struct tr_symbols *s, __u64 address)
 {
 	const struct symbol *sym = find_symbol(&s->kernel, address);
@@ -310,9 +436,9 @@ struct tr_frame_name tr_symbols_kernel(struct tr_symbols *s, __u64 address)
 	};
 }
 
-struct tr_frame_name tr_symbols_user(struct tr_symbols *s, __u32 pid, __u64 address)
+struct tr_frame_name tr_symbols_user(struct tr_symbols *s, __u32 pid, __u64 ts, __u64 address)
 {
-	const struct mapping *m = find_mapping(s, pid, address);
+	const struct mapping *m = find_mapping(s, pid, ts, address);
 	struct tr_frame_name name = { NULL, 0, NULL };
 	__u64 in_file, at;
 	unsigned int i;
@@ -354,5 +480,6 @@ void tr_symbols_close(struct tr_symbols *s)
 	}
 	free(s->files);
 	free(s->maps);
+	free(s->parents);
 	free(s);
 }

@@ -21,14 +21,20 @@
 #define META_DIR	".tracer"
 #define FORMATS		"events"	/* in META_DIR */
 
-/* Whether name is one this file writes: at the top, or inside META_DIR. */
+/*
+ * Traces from before mappings became tracer:vm_map records held them in
+ * .tracer/maps: a new recording still clears such a trace.
+ */
+#define OLD_MAPS	"maps"
+
+/* Whether name is one this file writes (or wrote): at the top, or inside META_DIR. */
 static int written_here(const char *name, int inside_meta)
 {
 	const char *cpu = strrchr(name, '_');
 
 	if (inside_meta)
 		return !strcmp(name, FORMATS) || !strcmp(name, TR_TRACE_STACKS) ||
-		       !strcmp(name, TR_TRACE_KALLSYMS) || !strcmp(name, TR_TRACE_MAPS) ||
+		       !strcmp(name, TR_TRACE_KALLSYMS) || !strcmp(name, OLD_MAPS) ||
 		       !strcmp(name, TR_TRACE_CHANNELS);
 	if (!strcmp(name, METADATA) || !strcmp(name, META_DIR))
 		return 1;

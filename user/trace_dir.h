@@ -69,7 +69,6 @@ int tr_trace_dir_write_formats(const struct tr_trace_dir *d, const struct tr_eve
 /* What else .tracer/ holds for report, in a trace recorded with -g. */
 #define TR_TRACE_STACKS		"stacks"	/* there: the records carry stacks */
 #define TR_TRACE_KALLSYMS	"kallsyms"	/* /proc/kallsyms at record time */
-#define TR_TRACE_MAPS		"maps"		/* the recorded processes' mappings */
 #define TR_TRACE_CHANNELS	"channels"	/* the channels: which files are streams */
 
 /* One of those, created for writing. */

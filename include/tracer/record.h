@@ -73,6 +73,38 @@ struct tr_task_state {
 };
 
 /*
+ * tracer:vm_map places a process's code for naming user stack frames
+ * (record -g user): one record per executable file mapping, written by
+ * the state dump for every process, at exec for the new image and its
+ * interpreter, and after each mmap() that maps code.  A process's
+ * mappings hold from their record (from the trace's start for the state
+ * dump's) until the process's next exec record.  The path, as
+ * __data_loc, is cut at TR_VM_PATH_MAX - 1 bytes.
+ */
+#define TR_VM_MAP_TYPE		65532	/* its common_type */
+#define TR_VM_PATH_MAX		512
+
+enum tr_vm_reason {
+	TR_VM_DUMP = 0,			/* the state dump */
+	TR_VM_EXEC = 1,			/* a new image: earlier mappings are gone */
+	TR_VM_MMAP = 2,			/* mmap(), or exec's interpreter */
+};
+
+struct tr_vm_map {
+	__u16 common_type;
+	__u8 common_flags;
+	__u8 common_preempt_count;
+	__s32 common_pid;		/* the task that wrote the record */
+	__s32 pid;			/* the process mapped into */
+	__u32 reason;			/* enum tr_vm_reason */
+	__u64 start;
+	__u64 end;
+	__u64 offset;			/* in the file, of start */
+	__u32 path;			/* __data_loc: length << 16 | offset */
+	char path_data[];		/* the path, with its NUL */
+};
+
+/*
  * Call stacks (record -g): every tracepoint record of the recording (not
  * tracer's own events) carries them after the raw record's last byte (its fixed part and dynamic data, at
  * no alignment): the frame counts, then the kernel's return addresses,
