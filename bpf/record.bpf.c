@@ -353,9 +353,55 @@ static __always_inline __u32 add_stacks(void *ctx, char *scratch, __u32 size)
 	return at;
 }
 
+/* Which context fields every record carries (--context: 1 << TR_CONTEXT_*), or 0. */
+const volatile __u32 tr_context_flags;
+
+#define MAX_PRIO_NICE_0		120	/* the kernel's static priority of nice 0 */
+
+static __always_inline __u64 context_value(struct task_struct *task, int field)
+{
+	switch (field) {
+	case TR_CONTEXT_CGROUP:
+		return bpf_get_current_cgroup_id();
+	case TR_CONTEXT_UID:
+		return (__u32)bpf_get_current_uid_gid();
+	case TR_CONTEXT_GID:
+		return bpf_get_current_uid_gid() >> 32;
+	case TR_CONTEXT_PRIO:
+		return (__s64)task->prio;
+	case TR_CONTEXT_NICE:
+		return (__s64)(task->static_prio - MAX_PRIO_NICE_0);
+	default:
+		return 0;
+	}
+}
+
 /*
- * The record built in the per-CPU scratch record, with its stacks if
- * asked for: for the module's kfunc, which takes the bytes from BPF
+ * The context fields after the size bytes of raw record in scratch: the
+ * new size.  A record too big to take them keeps the size it would have,
+ * which the buffers refuse as too big (counted).
+ */
+static __always_inline __u32 add_context(char *scratch, __u32 size)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u64 values[TR_CONTEXT_FIELDS];
+	__u32 n = 0;
+	int i;
+
+	for (i = 0; i < TR_CONTEXT_FIELDS; i++)
+		if (tr_context_flags & (1u << i))
+			values[n++] = context_value(task, i);
+	if (size > TR_BPF_MAX_RECORD - sizeof(values))
+		return size + n * 8;
+	barrier_var(size);
+	size &= TR_BPF_MAX_RECORD - 1;
+	bpf_probe_read_kernel(scratch + size, n * 8, values);
+	return size + n * 8;
+}
+
+/*
+ * The record built in the per-CPU scratch record, with its context and
+ * stacks if asked for: for the module's kfunc, which takes the bytes from BPF
  * memory, and for -g.  Its size, or 0.
  */
 static __always_inline __u32 build_in_scratch(void *ctx, void *record, __u32 size,
@@ -372,6 +418,8 @@ static __always_inline __u32 build_in_scratch(void *ctx, void *record, __u32 siz
 	barrier_var(size);
 	size &= SCRATCH_MASK;
 	copy_record(*scratch, size, record, shape);
+	if (tr_context_flags)
+		size = add_context(*scratch, size);
 	return tr_stack_flags ? add_stacks(ctx, *scratch, size) : size;
 }
 
@@ -430,7 +478,7 @@ static __always_inline void write_record(void *ctx, void *record, __u32 id, __u3
 
 	if (frozen())
 		return;
-	if (!tr_use_kmod && !tr_stack_flags) {
+	if (!tr_use_kmod && !tr_stack_flags && !tr_context_flags) {
 		record_in_regions(record, id, size, shape);
 		return;
 	}

@@ -21,6 +21,7 @@
 #include "report.h"
 #include "events.h"
 #include "cpus.h"
+#include "context.h"
 
 #define TRACER_VERSION		"0.1"
 
@@ -48,6 +49,8 @@ static const char usage_record[] =
 "                         FILTER; the buffers hold still until it is taken\n"
 "  -g                     a call stack with every event, the kernel's and the user's (frame pointers)\n"
 "      --call-graph WHICH kernel, user or both: the stacks -g takes\n"
+"      --context LIST     with every event, more of who ran it: cgroup (v2 id), uid, gid, prio,\n"
+"                         nice, e.g. --context cgroup,uid\n"
 "      --buffer-size SIZE per-CPU buffer, a power of two, e.g. 4M (default 4M)\n"
 "      --subbuf-size SIZE sub-buffer, a power of two, e.g. 1M (default 1M)\n"
 "      --channel NAME:SIZE[:SUBBUF][:MODE]  buffers of their own (SIZE per CPU, sub-buffers of\n"
@@ -377,7 +380,7 @@ static int bad_option(void)
 }
 
 enum { OPT_COMM = 256, OPT_MODE, OPT_BUFFER, OPT_SUBBUF, OPT_FLUSH, OPT_BACKEND, OPT_FILTER,
-       OPT_FLIGHT, OPT_SNAPSHOT_ON, OPT_CALL_GRAPH, OPT_CHANNEL };
+       OPT_FLIGHT, OPT_SNAPSHOT_ON, OPT_CALL_GRAPH, OPT_CHANNEL, OPT_CONTEXT };
 
 /* --mode given on the command line, to refuse --mode discard --flight-recorder. */
 static int mode_given;
@@ -394,6 +397,14 @@ static int parse_filter(struct tr_record_opts *o, const char **filters, const ch
 		return refuse("--filter", expr, "empty");
 	filters[o->nevents - 1] = expr;
 	return 0;
+}
+
+static int parse_context(struct tr_record_opts *o, const char *list)
+{
+	char why[160];
+
+	return tr_context_parse(list, &o->context, why, sizeof(why)) ?
+	       refuse("--context", list, "%s", why) : 0;
 }
 
 static int record_option(struct tr_record_opts *o, const char **events, const char **filters,
@@ -435,6 +446,7 @@ static int record_option(struct tr_record_opts *o, const char **events, const ch
 		else
 			return refuse("--call-graph", optarg, "must be kernel, user or both");
 		return 0;
+	case OPT_CONTEXT: return parse_context(o, optarg);
 	case OPT_BUFFER: return parse_size("--buffer-size", optarg, &o->channels[0].buffer_size);
 	case OPT_SUBBUF: return parse_size("--subbuf-size", optarg, &o->channels[0].subbuf_size);
 	case OPT_FLUSH:
@@ -473,6 +485,7 @@ static int cmd_record(int argc, char **argv)
 		{ "flight-recorder", no_argument, NULL, OPT_FLIGHT },
 		{ "snapshot-on", required_argument, NULL, OPT_SNAPSHOT_ON },
 		{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
+		{ "context", required_argument, NULL, OPT_CONTEXT },
 		{ "buffer-size", required_argument, NULL, OPT_BUFFER },
 		{ "subbuf-size", required_argument, NULL, OPT_SUBBUF },
 		{ "channel", required_argument, NULL, OPT_CHANNEL },

@@ -119,4 +119,50 @@ snapshot_dump() {
 }
 check "a snapshot starts with a state dump; the calls in it are named" snapshot_dump
 
+# --context: more of who ran each record.  The command is this test's:
+# it runs at nice 7, as nobody (setpriv), in a cgroup v2 of its own, so
+# each value is one the record can only have from the kernel.  The
+# oracles: the cgroup directory's inode (its cgroup id), and babeltrace2
+# reading the same values through the metadata.
+cgroup2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+if [ -z "$cgroup2" ]; then
+	cgroup2=$work/cgroup2
+	mkdir "$cgroup2" && mount -t cgroup2 none "$cgroup2" && at_exit "umount $cgroup2"
+fi
+cgroup=$cgroup2/tracer-context-$$
+mkdir "$cgroup" && at_exit "rmdir $cgroup"
+
+context_recorded() {
+	"$TRACER" record --context cgroup,uid,gid,prio,nice -o "$work/ctx" -e syscalls:sys_enter_exit_group -- \
+		sh -c "echo \$\$ >$cgroup/cgroup.procs && exec nice -n 7 setpriv --reuid=65534 --regid=65534 --clear-groups /bin/true" \
+		2>"$work/ctx.log" || { diag "$work/ctx.log"; return 1; }
+	"$TRACER" report "$work/ctx" >"$work/ctx.report" || return 1
+	[ "$(grep -c ' syscalls:sys_enter_exit_group: ' "$work/ctx.report")" = 1 ] &&
+		grep -q "^ *true .* syscalls:sys_enter_exit_group: .* {cgroup=$(stat -c %i "$cgroup"), uid=65534, gid=65534, prio=127, nice=7}$" \
+			"$work/ctx.report" || { diag "$work/ctx.report"; return 1; }
+}
+check "--context: the command's cgroup id, user, group, priority and nice in its record" context_recorded
+
+context_in_babeltrace2() {
+	babeltrace2 "$work/ctx" 2>"$work/ctx.bt.err" | grep ' sys_enter_exit_group: ' >"$work/ctx.bt" ||
+		{ diag "$work/ctx.bt.err"; return 1; }
+	grep -q "context_cgroup = $(stat -c %i "$cgroup"), context_uid = 65534, context_gid = 65534, context_prio = 127, context_nice = 7 }$" \
+		"$work/ctx.bt" || { diag "$work/ctx.bt"; return 1; }
+}
+check "babeltrace2 reads the context fields from the metadata" context_in_babeltrace2
+
+# A .tracer/context that names one field more than the records carry.
+context_damaged() {
+	cp -r "$work/ctx" "$work/ctx-bad" && echo prio >>"$work/ctx-bad/.tracer/context"
+	"$TRACER" report "$work/ctx-bad" >/dev/null 2>"$work/ctx-bad.err"
+	local got=$?
+	[ "$got" = 1 ] && grep -q 'record at offset [0-9]*: no room for its 6 context fields after byte 24 of 64; record skipped$' \
+		"$work/ctx-bad.err" || { echo "# exit $got"; diag "$work/ctx-bad.err"; return 1; }
+}
+check "a .tracer/context naming more fields than the records carry: their records skipped, said" context_damaged
+
+check "--context with an unknown field is refused, with the closest name" \
+	refused 2 "^tracer record: --context 'cgroup,nic': unknown context field 'nic' \(did you mean nice\?\); known: cgroup, uid, gid, prio, nice$" \
+	record --context cgroup,nic -e sched:sched_switch -o "$work/never"
+
 echo "1..$n"

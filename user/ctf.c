@@ -5,7 +5,10 @@
 #include <unistd.h>
 #include <event-parse.h>
 
+#include <tracer/record.h>
+
 #include "ctf.h"
+#include "context.h"
 
 /*
  * The fixed part: type aliases, trace, clock, and a stream class per
@@ -89,6 +92,26 @@ int tr_ctf_add_stack_fields(struct tr_ctf_field *fields, unsigned int n, unsigne
 	for (i = 0; i < 4; i++)
 		fields[n + i] = stacks[i];
 	return n + 4;
+}
+
+int tr_ctf_add_context_fields(struct tr_ctf_field *fields, unsigned int n, unsigned int max,
+			      __u32 flags)
+{
+	static const char *const ctf_names[TR_CONTEXT_FIELDS] = {
+		"context_cgroup", "context_uid", "context_gid", "context_prio", "context_nice",
+	};
+	unsigned int i;
+
+	for (i = 0; i < TR_CONTEXT_FIELDS; i++) {
+		if (!(flags & (1u << i)))
+			continue;
+		if (n == max)
+			return -E2BIG;
+		fields[n++] = (struct tr_ctf_field) {
+			ctf_names[i], tr_context_signed(tr_context_name(i)) ? TR_CTF_INT : TR_CTF_UINT, 8,
+		};
+	}
+	return n;
 }
 
 __s64 tr_ctf_clock_offset_ns(void)

@@ -75,6 +75,14 @@ int tr_ctf_fields_from_format(const struct tep_event *ev,
  */
 int tr_ctf_add_stack_fields(struct tr_ctf_field *fields, unsigned int n, unsigned int max);
 
+/*
+ * Append the context fields (1 << TR_CONTEXT_* flags) every record of a
+ * --context recording carries after its raw record, before its stacks
+ * (tracer/record.h), as context_NAME: the new count, or -E2BIG.
+ */
+int tr_ctf_add_context_fields(struct tr_ctf_field *fields, unsigned int n, unsigned int max,
+			      __u32 flags);
+
 /* CLOCK_REALTIME - CLOCK_MONOTONIC now, for tr_ctf_trace.clock_offset_ns. */
 __s64 tr_ctf_clock_offset_ns(void);
 

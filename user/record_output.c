@@ -13,6 +13,7 @@
 #include "session.h"
 #include "tasks.h"
 #include "ctf.h"
+#include "context.h"
 
 #define MAX_FIELDS	128
 
@@ -61,6 +62,27 @@ static int write_channels(const struct session *s)
 	return tr_trace_dir_write_channels(&s->dir, names, s->nchannels);
 }
 
+/* .tracer/context: the names of the context fields the records carry, in their order. */
+static int write_context_names(struct session *s)
+{
+	unsigned int i;
+	FILE *f;
+	int err;
+
+	if (!s->o->context)
+		return 0;
+	f = tr_trace_dir_meta_file(&s->dir, TR_TRACE_CONTEXT);
+	if (!f)
+		return -errno;
+	for (i = 0; i < TR_CONTEXT_FIELDS; i++)
+		if (s->o->context & (1u << i))
+			fprintf(f, "%s\n", tr_context_name(i));
+	err = ferror(f) ? -EIO : 0;
+	if (fclose(f) && !err)
+		err = -errno;
+	return err;
+}
+
 int rec_write_metadata(struct session *s)
 {
 	unsigned int n = s->events.count, i;
@@ -87,6 +109,9 @@ int rec_write_metadata(struct session *s)
 		const struct tr_event *ev = &s->events.events[i];
 
 		nf = tr_ctf_fields_from_format(ev->tep, fields + i * MAX_FIELDS, MAX_FIELDS);
+		if (nf >= 0 && s->o->context && !ev->not_a_tracepoint)
+			nf = tr_ctf_add_context_fields(fields + i * MAX_FIELDS, nf, MAX_FIELDS,
+						       s->o->context);
 		if (nf >= 0 && s->o->stacks && !ev->not_a_tracepoint)
 			nf = tr_ctf_add_stack_fields(fields + i * MAX_FIELDS, nf, MAX_FIELDS);
 		if (nf < 0)
@@ -107,6 +132,8 @@ int rec_write_metadata(struct session *s)
 		err = tr_trace_dir_write_formats(&s->dir, &s->events);
 	if (!err)
 		err = write_channels(s);
+	if (!err)
+		err = write_context_names(s);
 	if (err)
 		rec_say("cannot write the trace metadata in %s: %s", s->o->output, strerror(-err));
 	free(classes);

@@ -182,6 +182,7 @@ static int configure(struct session *s)
 	skel->rodata->tr_trigger_filter = s->events.count;
 	skel->rodata->tr_task_state_id = s->task_state_id;
 	skel->rodata->tr_stack_flags = o->stacks;
+	skel->rodata->tr_context_flags = o->context;
 	skel->rodata->tr_vm_map_id = s->vm_map_id;
 	bpf_program__set_autoload(skel->progs.tr_vm_dump, s->vm_map_id);
 	bpf_program__set_autoload(skel->progs.tr_vm_exec, s->vm_map_id);
@@ -305,16 +306,19 @@ static int load_for_backend(struct session *s)
 {
 	int err = load_programs(s);
 	/*
-	 * The module's perf events take no stacks, and no program sees their
-	 * records to freeze the buffers for a trigger: with either, auto goes
-	 * to BPF buffers and kmod is refused.
+	 * The module's perf events take no stacks and no context, and no
+	 * program sees their records to freeze the buffers for a trigger:
+	 * with any of them, auto goes to BPF buffers and kmod is refused.
 	 */
-	int needs_programs = s->o->stacks || s->trigger_id != TR_NO_TRIGGER;
+	const char *option = s->o->stacks ? "-g" : s->o->context ? "--context" : "--snapshot-on";
+	const char *lacks = s->o->stacks ? "it takes no stacks" :
+			    s->o->context ? "its records carry no context" :
+			    "no program sees the records to freeze the buffers";
+	int needs_programs = s->o->stacks || s->o->context || s->trigger_id != TR_NO_TRIGGER;
 
 	if (err && s->use_kmod && !geteuid() && needs_programs && s->o->backend == TR_BACKEND_KMOD) {
 		rec_say("%s: the kernel refused the programs that write through the module (%s; -v shows why); on Linux 6.1, where the module writes from its perf events, %s: use --backend bpf",
-			s->o->stacks ? "-g" : "--snapshot-on", strerror(-err),
-			s->o->stacks ? "it takes no stacks" : "no program sees the records to freeze the buffers");
+			option, strerror(-err), lacks);
 		return -EINVAL;
 	}
 	if (err && s->use_kmod && !geteuid() && !needs_programs) {

@@ -46,6 +46,7 @@ struct tr_record_opts {
 	int flight_recorder;		/* overwrite, written only in snapshots */
 	const char *snapshot_on;	/* --snapshot-on "system:event[:filter]", or NULL */
 	unsigned int stacks;		/* -g, --call-graph: TR_STACK_* (tracer/record.h) */
+	__u32 context;			/* --context: 1 << TR_CONTEXT_* (tracer/record.h) */
 	unsigned int flush_ms;
 	enum tr_backend backend;
 	int verbose;			/* libbpf's messages and verifier logs */

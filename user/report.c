@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #define _GNU_SOURCE
+#include <endian.h>
 #include <errno.h>
 #include <fnmatch.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include "stacks.h"
 #include "trace.h"
 #include "cpus.h"
+#include "context.h"
 
 /* At least twice pid_max's largest value: a table at most half full. */
 #define MAX_COMM_SLOTS	(1u << 23)
@@ -207,9 +209,38 @@ static const char *comm_of(const struct comms *comms, const struct tr_item *it)
 	return comm ? comm : "";
 }
 
-static void print_record(FILE *out, const struct comms *comms, const struct tr_item *it,
-			 struct trace_seq *seq)
+/* Where a wanted record goes: a line (and its stacks), or into the folded stacks. */
+struct sink {
+	FILE *out;
+	struct trace_seq seq;
+	const char *const *context;	/* the names of its context fields */
+	unsigned int ncontext;
+	struct tr_symbols *symbols;	/* a trace with stacks */
+	struct tr_folded *folded;	/* --folded */
+};
+
+/* A record's context fields (record --context), as " {cgroup=1, uid=0}". */
+static void print_context(const struct sink *k, const struct tr_item *it)
 {
+	unsigned int i;
+
+	if (!it->context_at)
+		return;
+	for (i = 0; i < k->ncontext; i++) {
+		__u64 value;
+
+		memcpy(&value, (const char *)it->payload + it->context_at + 8 * i, sizeof(value));
+		value = le64toh(value);
+		fprintf(k->out, tr_context_signed(k->context[i]) ? "%s%s=%lld" : "%s%s=%llu",
+			i ? ", " : " {", k->context[i], (unsigned long long)value);
+	}
+	fputc('}', k->out);
+}
+
+static void print_record(struct sink *k, const struct comms *comms, const struct tr_item *it)
+{
+	struct trace_seq *seq = &k->seq;
+	FILE *out = k->out;
 	struct tep_record rec = record_of(it);
 	struct tep_event *ev = it->class->tep;
 	__u32 pid = it->record->pid, tid = it->record->tid;
@@ -222,24 +253,19 @@ static void print_record(FILE *out, const struct comms *comms, const struct tr_i
 	trace_seq_reset(seq);
 	tep_print_fields(seq, rec.data, rec.size, ev);
 	trace_seq_terminate(seq);
-	fprintf(out, "%16s %7s [%03u] %5llu.%09llu: %s:%s: %s\n", comm_of(comms, it),
+	fprintf(out, "%16s %7s [%03u] %5llu.%09llu: %s:%s: %s", comm_of(comms, it),
 		who, it->cpu, it->ts / 1000000000ull, it->ts % 1000000000ull,
 		it->class->system, it->class->name, seq->buffer);
+	print_context(k, it);
+	fputc('\n', out);
 }
-
-/* Where a wanted record goes: a line (and its stacks), or into the folded stacks. */
-struct sink {
-	FILE *out;
-	struct trace_seq seq;
-	struct tr_symbols *symbols;	/* a trace with stacks */
-	struct tr_folded *folded;	/* --folded */
-};
 
 static int open_sink(struct sink *k, const struct tr_report_opts *o, const struct tr_trace *trace,
 		     FILE *out)
 {
 	*k = (struct sink) { .out = out };
 	trace_seq_init(&k->seq);
+	k->ncontext = tr_trace_context(trace, &k->context);
 	if (!tr_trace_has_stacks(trace)) {
 		if (o->folded)
 			fprintf(stderr, "tracer report: --folded: %s has no call stacks (record -g takes them)\n",
@@ -257,7 +283,7 @@ static void sink_record(struct sink *k, const struct comms *comms, const struct 
 		tr_folded_add(k->folded, k->symbols, comm_of(comms, it), it);
 		return;
 	}
-	print_record(k->out, comms, it, &k->seq);
+	print_record(k, comms, it);
 	if (k->symbols)
 		tr_stacks_print(k->out, k->symbols, it);
 }

@@ -72,6 +72,10 @@ struct tr_trace {
 	char *payload;			/* the record it handed out, copied */
 	size_t payload_size;
 	int stacks;			/* its records carry call stacks (.tracer/stacks) */
+	/* ... and context fields, 8 bytes each (.tracer/context) */
+	char context[TR_MAX_CONTEXT][TR_CONTEXT_NAME_MAX];
+	const char *context_names[TR_MAX_CONTEXT];
+	unsigned int ncontext;
 };
 
 /* A problem found while opening, handed out before the first item. */
@@ -461,6 +465,57 @@ static void read_channels(struct tr_trace *t)
 		one_channel(t);
 }
 
+/* --- Context fields: .tracer/context ------------------------------------------------ */
+
+/* A name of a context field: letters, digits and '_', as the recorder writes them. */
+static int context_name_ok(const char *name)
+{
+	size_t len = strlen(name);
+
+	return len && len < TR_CONTEXT_NAME_MAX &&
+	       strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789_") == len;
+}
+
+/*
+ * .tracer/context names the context fields each tracepoint record
+ * carries, one per line (tracer/record.h).  A name the reader does not
+ * know is still a field of 8 bytes; a list it cannot read leaves records
+ * read as without context, which their sizes then show as damaged.
+ */
+static void read_context(struct tr_trace *t)
+{
+	char text[TR_MAX_CONTEXT * TR_CONTEXT_NAME_MAX + 1], *line, *save = NULL;
+	int fd = tr_trace_open_meta(t, TR_TRACE_CONTEXT);
+	ssize_t len = fd < 0 ? fd : read_all(fd, text, sizeof(text) - 1);
+
+	if (fd >= 0)
+		close(fd);
+	if (len < 0) {
+		if (fd != -ENOENT)
+			note(t, ".tracer/" TR_TRACE_CONTEXT ": %s; records are read without context",
+			     file_error(len));
+		return;
+	}
+	text[len] = 0;
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (t->ncontext == TR_MAX_CONTEXT || !context_name_ok(line)) {
+			note(t, ".tracer/" TR_TRACE_CONTEXT ": '%.32s' is not a context field's name, or one too many; records are read without context",
+			     line);
+			t->ncontext = 0;
+			return;
+		}
+		strcpy(t->context[t->ncontext], line);
+		t->context_names[t->ncontext] = t->context[t->ncontext];
+		t->ncontext++;
+	}
+}
+
+unsigned int tr_trace_context(const struct tr_trace *t, const char *const **names)
+{
+	*names = t->context_names;
+	return t->ncontext;
+}
+
 /* --- Streams: CHANNEL_CPU --------------------------------------------------------- */
 
 /* The CPU of a stream file "CHANNEL_CPU" as the recorder names it and its channel, or -1. */
@@ -717,6 +772,20 @@ static const char *stacks_problem(const char *payload, __u32 size, __u32 raw_end
 	return NULL;
 }
 
+/* Why the context fields after the raw record do not fit in it, or NULL; *raw_end moves past them. */
+static const char *context_problem(__u32 size, __u32 *raw_end, unsigned int n,
+				   struct tr_item *item, char *why, size_t whylen)
+{
+	if (*raw_end + 8ull * n > size) {
+		snprintf(why, whylen, "no room for its %u context fields after byte %u of %u",
+			 n, *raw_end, size);
+		return why;
+	}
+	item->context_at = *raw_end;
+	*raw_end += 8 * n;
+	return NULL;
+}
+
 /* Makes a record the stream's next item, or a problem about it; 0 to skip it. */
 static int record_item(struct tr_trace *t, struct stream *s, const struct tr_event_header *e)
 {
@@ -740,6 +809,8 @@ static int record_item(struct tr_trace *t, struct stream *s, const struct tr_eve
 				     .record = e, .class = class };
 	problem = payload_problem(class->tep, (const char *)(e + 1), e->size, &raw_end,
 				  why, sizeof(why));
+	if (!problem && t->ncontext && strcmp(class->system, "tracer"))
+		problem = context_problem(e->size, &raw_end, t->ncontext, &s->head, why, sizeof(why));
 	if (!problem && t->stacks && strcmp(class->system, "tracer"))
 		problem = stacks_problem((const char *)(e + 1), e->size, raw_end, &s->head,
 					 why, sizeof(why));
@@ -836,6 +907,7 @@ int tr_trace_open(struct tr_trace **trace, const char *dir, char *why, size_t wh
 	if (!err) {
 		read_stacks_flag(t);
 		read_channels(t);
+		read_context(t);
 	}
 	if (!err)
 		err = open_streams(t, dir, why, whylen);

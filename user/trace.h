@@ -47,6 +47,8 @@ struct tr_item {
 	/* ... and, in a trace recorded with -g, its stacks (tr_item_frame()) */
 	unsigned int kernel_frames, user_frames;
 	__u32 frames_at;			/* payload offset of the frames */
+	/* ... and, in a trace recorded with --context, its context fields */
+	__u32 context_at;			/* payload offset (8 bytes each, tr_trace_context()), or 0 */
 	/* TR_ITEM_LOST: its channel's name (NULL in a trace of one channel), */
 	const char *channel;
 	/* events by cause since the previous packet, and packets */
@@ -77,6 +79,11 @@ static inline __u64 tr_item_frame(const struct tr_item *item, unsigned int i)
 
 /* Whether the trace's records carry call stacks (record -g). */
 int tr_trace_has_stacks(const struct tr_trace *trace);
+
+/* The context fields every tracepoint record of the trace carries (record --context): names, number. */
+#define TR_MAX_CONTEXT		16
+#define TR_CONTEXT_NAME_MAX	32
+unsigned int tr_trace_context(const struct tr_trace *trace, const char *const **names);
 
 /*
  * Open a file of the trace's .tracer directory the way the trace's own

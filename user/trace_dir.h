@@ -70,6 +70,7 @@ int tr_trace_dir_write_formats(const struct tr_trace_dir *d, const struct tr_eve
 #define TR_TRACE_STACKS		"stacks"	/* there: the records carry stacks */
 #define TR_TRACE_KALLSYMS	"kallsyms"	/* /proc/kallsyms at record time */
 #define TR_TRACE_CHANNELS	"channels"	/* the channels: which files are streams */
+#define TR_TRACE_CONTEXT	"context"	/* --context's fields, in record order */
 
 /* One of those, created for writing. */
 FILE *tr_trace_dir_meta_file(const struct tr_trace_dir *d, const char *name);

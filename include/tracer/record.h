@@ -106,8 +106,8 @@ struct tr_vm_map {
 
 /*
  * Call stacks (record -g): every tracepoint record of the recording (not
- * tracer's own events) carries them after the raw record's last byte (its fixed part and dynamic data, at
- * no alignment): the frame counts, then the kernel's return addresses,
+ * tracer's own events) carries them after the raw record's last byte (its
+ * fixed part and dynamic data) and its context fields, at no alignment: the frame counts, then the kernel's return addresses,
  * innermost first, then the user's.  The counts are 0 where a stack was
  * not asked for or could not be taken, or where the record with its
  * stacks would not fit in TR_BPF_MAX_RECORD.
@@ -119,6 +119,21 @@ struct tr_vm_map {
 struct tr_stack_counts {
 	__u16 kernel;
 	__u16 user;
+};
+
+/*
+ * Context (record --context, as lttng add-context): every tracepoint
+ * record of the recording (not tracer's own events) carries the chosen
+ * fields after the raw record's last byte and before its stacks: 8 bytes
+ * each, at no alignment, in this order.  .tracer/context names them.
+ */
+enum tr_context_field {
+	TR_CONTEXT_CGROUP,		/* the task's cgroup v2 id (its directory's inode) */
+	TR_CONTEXT_UID,			/* real user and group ids, initial namespace */
+	TR_CONTEXT_GID,
+	TR_CONTEXT_PRIO,		/* scheduling priority, as the kernel counts it */
+	TR_CONTEXT_NICE,
+	TR_CONTEXT_FIELDS
 };
 
 /* tr_trigger_id when there is no --snapshot-on. */
