@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
@@ -15,6 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
 #include <bpf/libbpf.h>
 
 #include "recorder.h"
@@ -64,15 +67,27 @@ static const char usage_record[] =
 "Other tools (perf stat, perf record) see the same tracepoints while tracer records them.\n"
 "Events the kernel skips (a BPF program already running on that CPU) are counted as lost.\n";
 
+#define USAGE_SELECT \
+"  DIR                    trace directory (default tracer.data)\n" \
+"      --cpu LIST         only these CPUs, e.g. 0,2-3\n" \
+"      --pid PID          only this process (all its threads)\n" \
+"      --tid TID          only this thread\n" \
+"      --event GLOB       only these events, e.g. 'sched:*' or sched_switch; repeat for more\n" \
+"      --start TIME       only from TIME on: seconds as report prints them (12345.000067890),\n" \
+"                         or +SECONDS after the trace's first record, at its start (+1.5)\n" \
+"      --end TIME         only up to TIME, the same way\n"
+
 static const char usage_report[] =
 "usage: tracer report [options] [DIR]\n"
-"  DIR                    trace directory (default tracer.data)\n"
-"      --cpu LIST         only these CPUs, e.g. 0,2-3\n"
-"      --pid PID          only this process (all its threads)\n"
-"      --tid TID          only this thread\n"
+USAGE_SELECT
 "      --folded           the call stacks (record -g) folded, one line per stack with its count,\n"
-"                         as FlameGraph's stackcollapse scripts write them\n"
-"      --event GLOB       only these events, e.g. 'sched:*' or sched_switch; repeat for more\n";
+"                         as FlameGraph's stackcollapse scripts write them\n";
+
+static const char usage_export[] =
+"usage: tracer export [options] --format FORMAT -o FILE [DIR]\n"
+"  -o, --output FILE      where to write, replaced if it exists; - for standard output\n"
+"      --format FORMAT    text: report's lines; jsonl: a JSON object per event and per loss\n"
+USAGE_SELECT;
 
 static const char usage_snapshot[] =
 "usage: tracer snapshot [-o DIR]\n"
@@ -87,6 +102,7 @@ static const char usage[] =
 "usage: tracer COMMAND [options]\n"
 "  record   record tracepoints into a CTF trace directory\n"
 "  report   print a trace's events from all CPUs in time order\n"
+"  export   write a trace's events into a file, as text or JSON lines\n"
 "  list     list the tracepoints, optionally those matching a glob\n"
 "  snapshot ask a flight recorder (record --flight-recorder) for a snapshot\n"
 "  help     print a command's options: tracer help COMMAND\n"
@@ -540,49 +556,183 @@ static int cmd_record(int argc, char **argv)
 	return tr_record(&o);
 }
 
-static int cmd_report(int argc, char **argv)
+/*
+ * A time of --start or --end, to the nanosecond: SECONDS[.FRACTION] in
+ * the trace's clock, or +SECONDS[.FRACTION] after its first record.
+ */
+static int parse_time(const char *option, const char *text, struct tr_report_time *t)
 {
-	enum { OPT_CPU = 256, OPT_PID, OPT_TID, OPT_EVENT, OPT_FOLDED };
-	static const struct option options[] = {
-		{ "cpu", required_argument, NULL, OPT_CPU },
-		{ "pid", required_argument, NULL, OPT_PID },
-		{ "tid", required_argument, NULL, OPT_TID },
-		{ "folded", no_argument, NULL, OPT_FOLDED },
-		{ "event", required_argument, NULL, OPT_EVENT },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
-	const char **events = calloc(argc, sizeof(*events));
-	struct tr_report_opts o = { .dir = "tracer.data", .events = events };
-	int c, err = 0;
+	const char *at = text + (*text == '+');
+	size_t whole = strspn(at, DIGITS), frac = 0;
+	unsigned long long ns = 0, scale = 100000000;
+	size_t i;
 
-	while (!err && (c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
-		switch (c) {
-		case OPT_CPU:
-			o.cpus = optarg;
-			err = parse_cpus("--cpu", optarg, TR_MAX_CPUS);
-			break;
-		case OPT_PID: err = parse_pid("--pid", optarg, 0, &o.pid); break;
-		case OPT_TID: err = parse_pid("--tid", optarg, 0, &o.tid); break;
-		case OPT_FOLDED: o.folded = 1; break;
-		case OPT_EVENT:
-			events[o.nevents++] = optarg;
-			err = parse_event("--event", optarg);
-			break;
-		case 'h': fputs(usage_report, stdout); return 0;
-		default: return bad_option();
-		}
+	if (at[whole] == '.')
+		frac = strspn(at + whole + 1, DIGITS);
+	if (!whole || at[whole + (at[whole] == '.') + frac] || frac > 9 || whole > 10)
+		return refuse(option, text, "not a time: SECONDS[.FRACTION] as report prints it, or +SECONDS after the first record");
+	for (i = 0; i < whole; i++)
+		ns = ns * 10 + (at[i] - '0');
+	ns *= 1000000000ull;
+	for (i = 0; i < frac; i++, scale /= 10)
+		ns += (at[whole + 1 + i] - '0') * scale;
+	*t = (struct tr_report_time) { ns, *text == '+', 1 };
+	return 0;
+}
+
+/* The options report and export share: which events, from which trace. */
+enum { OPT_CPU = 256, OPT_PID, OPT_TID, OPT_EVENT, OPT_START, OPT_END, OPT_FOLDED, OPT_FORMAT };
+#define SELECT_OPTIONS \
+	{ "cpu", required_argument, NULL, OPT_CPU }, \
+	{ "pid", required_argument, NULL, OPT_PID }, \
+	{ "tid", required_argument, NULL, OPT_TID }, \
+	{ "event", required_argument, NULL, OPT_EVENT }, \
+	{ "start", required_argument, NULL, OPT_START }, \
+	{ "end", required_argument, NULL, OPT_END }, \
+	{ "help", no_argument, NULL, 'h' }
+
+static int select_option(struct tr_report_opts *o, const char **events, int c)
+{
+	switch (c) {
+	case OPT_CPU:
+		o->cpus = optarg;
+		return parse_cpus("--cpu", optarg, TR_MAX_CPUS);
+	case OPT_PID: return parse_pid("--pid", optarg, 0, &o->pid);
+	case OPT_TID: return parse_pid("--tid", optarg, 0, &o->tid);
+	case OPT_EVENT:
+		events[o->nevents++] = optarg;
+		return parse_event("--event", optarg);
+	case OPT_START: return parse_time("--start", optarg, &o->start);
+	case OPT_END: return parse_time("--end", optarg, &o->end);
+	default: return -EINVAL;
 	}
-	if (err)
-		return 2;
+}
+
+/* The trace directory: the one argument left, if any. */
+static int trace_dir_argument(struct tr_report_opts *o, int argc, char **argv)
+{
 	if (argc - optind > 1) {
 		fprintf(stderr, "%s: one trace directory at a time (%s, %s, ...)\n", me,
 			argv[optind], argv[optind + 1]);
-		return 2;
+		return -EINVAL;
 	}
 	if (optind < argc)
-		o.dir = argv[optind];
+		o->dir = argv[optind];
+	return 0;
+}
+
+static int cmd_report(int argc, char **argv)
+{
+	static const struct option options[] = {
+		SELECT_OPTIONS,
+		{ "folded", no_argument, NULL, OPT_FOLDED },
+		{ 0 }
+	};
+	const char **events = calloc(argc, sizeof(*events));
+	struct tr_report_opts o = { .command = "report", .dir = "tracer.data", .events = events };
+	int c, err = 0;
+
+	while (!err && (c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+		if (c == 'h') {
+			fputs(usage_report, stdout);
+			return 0;
+		}
+		if (c == '?')
+			return bad_option();
+		if (c == OPT_FOLDED)
+			o.format = TR_REPORT_FOLDED;
+		else
+			err = select_option(&o, events, c);
+	}
+	if (err || trace_dir_argument(&o, argc, argv))
+		return 2;
 	return tr_report(&o, stdout);
+}
+
+static int parse_format(const char *text, enum tr_report_format *format)
+{
+	if (!strcmp(text, "text"))
+		*format = TR_REPORT_TEXT;
+	else if (!strcmp(text, "jsonl"))
+		*format = TR_REPORT_JSONL;
+	else
+		return refuse("--format", text, "must be text or jsonl");
+	return 0;
+}
+
+/* FILE for writing, private as the trace is; never through a symbolic link. */
+static FILE *open_output(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	FILE *out = fd < 0 ? NULL : fdopen(fd, "w");
+
+	if (fd >= 0 && !out)
+		close(fd);
+	return out;
+}
+
+/*
+ * Writes into FILE as a shell's > does, but not through a link.  What export could not write is
+ * said, and a file it created is removed rather than left cut short.
+ */
+static int export_into(const struct tr_report_opts *o, const char *path)
+{
+	int to_stdout = !strcmp(path, "-"), created = 0, status;
+	struct stat st;
+	FILE *out;
+
+	if (!to_stdout)
+		created = stat(path, &st) != 0;
+	out = to_stdout ? stdout : open_output(path);
+	if (!out) {
+		fprintf(stderr, "%s: cannot write %s: %s\n", me, path, strerror(errno));
+		return 1;
+	}
+	status = tr_report(o, out);
+	if ((fflush(out) || ferror(out) || (!to_stdout && fclose(out))) && !status) {
+		fprintf(stderr, "%s: writing %s failed: %s\n", me, path, strerror(errno));
+		status = 1;
+	}
+	if (status && created && !stat(path, &st) && S_ISREG(st.st_mode))
+		unlink(path);
+	return status;
+}
+
+static int cmd_export(int argc, char **argv)
+{
+	static const struct option options[] = {
+		SELECT_OPTIONS,
+		{ "format", required_argument, NULL, OPT_FORMAT },
+		{ "output", required_argument, NULL, 'o' },
+		{ 0 }
+	};
+	const char **events = calloc(argc, sizeof(*events));
+	struct tr_report_opts o = { .command = "export", .dir = "tracer.data", .events = events };
+	const char *output = NULL, *format = NULL;
+	int c, err = 0;
+
+	while (!err && (c = getopt_long(argc, argv, "ho:", options, NULL)) != -1) {
+		if (c == 'h') {
+			fputs(usage_export, stdout);
+			return 0;
+		}
+		if (c == '?')
+			return bad_option();
+		if (c == OPT_FORMAT)
+			err = parse_format(format = optarg, &o.format);
+		else if (c == 'o')
+			err = *(output = optarg) ? 0 : refuse("--output", optarg, "empty");
+		else
+			err = select_option(&o, events, c);
+	}
+	if (err || trace_dir_argument(&o, argc, argv))
+		return 2;
+	if (!format || !output) {
+		fprintf(stderr, "%s: export needs --format (text or jsonl) and -o FILE (- for standard output)\n",
+			me);
+		return 2;
+	}
+	return export_into(&o, output);
 }
 
 static int cmd_list(int argc, char **argv)
@@ -663,6 +813,7 @@ static const struct command {
 } commands[] = {
 	{ "record", cmd_record, usage_record },
 	{ "report", cmd_report, usage_report },
+	{ "export", cmd_export, usage_export },
 	{ "list", cmd_list, usage_list },
 	{ "snapshot", cmd_snapshot, usage_snapshot },
 };

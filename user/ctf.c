@@ -177,12 +177,7 @@ static int add_field(struct tr_ctf_field *fields, unsigned int *n, unsigned int 
 	return 0;
 }
 
-/*
- * Whether an array field holds text: its elements are plain `char`.
- * libtraceevent flags u8 and unsigned char arrays as strings too, but
- * those hold bytes (addresses, hashes), whose zeros are data.
- */
-static int is_text_array(const struct tep_format_field *f)
+int tr_ctf_is_text(const struct tep_format_field *f)
 {
 	const char *type = f->type;
 	static const char *const qualifiers[] = { "__data_loc ", "__rel_loc ", "const ",
@@ -202,7 +197,7 @@ static struct tr_ctf_field fixed_field(const struct tep_format_field *f)
 
 	if (f->flags & TEP_FIELD_IS_DYNAMIC)
 		return (struct tr_ctf_field) { f->name, TR_CTF_LOC, 4 };
-	if ((f->flags & TEP_FIELD_IS_ARRAY) && is_text_array(f))
+	if ((f->flags & TEP_FIELD_IS_ARRAY) && tr_ctf_is_text(f))
 		return (struct tr_ctf_field) { f->name, TR_CTF_CHARS, f->size };
 	if ((f->flags & TEP_FIELD_IS_ARRAY) || !integer)
 		return (struct tr_ctf_field) { f->name, TR_CTF_BYTES, f->size };
@@ -234,7 +229,7 @@ int tr_ctf_fields_from_format(const struct tep_event *ev,
 	for (f = ev->format.fields; f && !err; f = f->next)
 		if (f->flags & TEP_FIELD_IS_DYNAMIC)
 			err = add_field(fields, &n, max, (struct tr_ctf_field) {
-				f->name, is_text_array(f) ?
+				f->name, tr_ctf_is_text(f) ?
 					 TR_CTF_DYN_CHARS : TR_CTF_DYN_BYTES, 0 });
 	return err ? err : (int)n;
 }

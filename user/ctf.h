@@ -11,6 +11,7 @@
 #include <tracer/layout.h>
 
 struct tep_event;
+struct tep_format_field;
 
 enum tr_ctf_kind {
 	TR_CTF_UINT,		/* unsigned little-endian integer of size bytes */
@@ -59,6 +60,13 @@ struct tr_ctf_trace {
 	const struct tr_ctf_channel *channels;
 	unsigned int nchannels;
 };
+
+/*
+ * Whether an array field holds text: its elements are plain `char`.
+ * libtraceevent flags u8 and unsigned char arrays as strings too, but
+ * those hold bytes (addresses, hashes), whose zeros are data.
+ */
+int tr_ctf_is_text(const struct tep_format_field *f);
 
 /*
  * Describe a raw tracepoint record (fixed fields in offset order with

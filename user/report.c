@@ -13,6 +13,7 @@
 #include "trace.h"
 #include "cpus.h"
 #include "context.h"
+#include "export_json.h"
 
 /* At least twice pid_max's largest value: a table at most half full. */
 #define MAX_COMM_SLOTS	(1u << 23)
@@ -127,6 +128,7 @@ static void learn_comms(struct comms *c, const struct tr_item *it, bool replace)
 struct filter {
 	__u8 cpus[TR_MAX_CPUS];
 	int by_cpu;
+	__u64 start, end;		/* the time window, once the first record is known */
 	const struct tr_report_opts *o;
 };
 
@@ -156,6 +158,15 @@ static int class_wanted(const struct filter *f, const struct tr_trace_class *cla
 	return !f->o->nevents && !is_task_state(class) && !is_vm_map(class);
 }
 
+/* --start and --end, the relative ones counted from the first record's time. */
+static void set_window(struct filter *f, __u64 first)
+{
+	const struct tr_report_time *start = &f->o->start, *end = &f->o->end;
+
+	f->start = !start->given ? 0 : start->relative ? first + start->ns : start->ns;
+	f->end = !end->given ? ~0ull : end->relative ? first + end->ns : end->ns;
+}
+
 /*
  * A first pass names every thread by its first tracer:task_state record:
  * the state dump of a snapshot comes after the events it names, and
@@ -163,20 +174,24 @@ static int class_wanted(const struct filter *f, const struct tr_trace_class *cla
  * pass then follows each rename as it comes.  The stacks' symbols learn
  * every mapping (symbols may be NULL).  Problems are said in the main pass.
  */
-static void first_pass(struct comms *c, struct tr_symbols *symbols, const char *dir)
+static void first_pass(struct comms *c, struct tr_symbols *symbols, struct filter *f)
 {
 	struct tr_trace *trace;
 	struct tr_item it;
+	__u64 first = 0;
 	char why[1024];
 
-	if (tr_trace_open(&trace, dir, why, sizeof(why)))
+	if (tr_trace_open(&trace, f->o->dir, why, sizeof(why)))
 		return;
 	while (tr_trace_next(trace, &it)) {
+		if (it.kind != TR_ITEM_PROBLEM && !first)
+			first = it.ts;
 		if (it.kind == TR_ITEM_RECORD && is_task_state(it.class))
 			learn_comms(c, &it, false);
 		if (symbols)
 			tr_symbols_learn(symbols, &it);
 	}
+	set_window(f, first);
 	tr_trace_close(trace);
 }
 
@@ -209,14 +224,15 @@ static const char *comm_of(const struct comms *comms, const struct tr_item *it)
 	return comm ? comm : "";
 }
 
-/* Where a wanted record goes: a line (and its stacks), or into the folded stacks. */
+/* Where wanted items go: text lines (with stacks), folded stacks, or JSON lines. */
 struct sink {
 	FILE *out;
+	enum tr_report_format format;
 	struct trace_seq seq;
 	const char *const *context;	/* the names of its context fields */
 	unsigned int ncontext;
-	struct tr_symbols *symbols;	/* a trace with stacks */
-	struct tr_folded *folded;	/* --folded */
+	struct tr_symbols *symbols;	/* text or folded stacks of a trace with stacks */
+	struct tr_folded *folded;
 };
 
 /* A record's context fields (record --context), as " {cgroup=1, uid=0}". */
@@ -263,29 +279,45 @@ static void print_record(struct sink *k, const struct comms *comms, const struct
 static int open_sink(struct sink *k, const struct tr_report_opts *o, const struct tr_trace *trace,
 		     FILE *out)
 {
-	*k = (struct sink) { .out = out };
+	*k = (struct sink) { .out = out, .format = o->format };
 	trace_seq_init(&k->seq);
 	k->ncontext = tr_trace_context(trace, &k->context);
 	if (!tr_trace_has_stacks(trace)) {
-		if (o->folded)
+		if (o->format == TR_REPORT_FOLDED)
 			fprintf(stderr, "tracer report: --folded: %s has no call stacks (record -g takes them)\n",
 				o->dir);
-		return o->folded ? -EINVAL : 0;
+		return o->format == TR_REPORT_FOLDED ? -EINVAL : 0;
 	}
+	if (o->format == TR_REPORT_JSONL)
+		return 0;
 	k->symbols = tr_symbols_open(trace);
-	k->folded = o->folded ? tr_folded_new() : NULL;
-	return !k->symbols || (o->folded && !k->folded) ? -ENOMEM : 0;
+	k->folded = o->format == TR_REPORT_FOLDED ? tr_folded_new() : NULL;
+	return !k->symbols || (o->format == TR_REPORT_FOLDED && !k->folded) ? -ENOMEM : 0;
 }
 
 static void sink_record(struct sink *k, const struct comms *comms, const struct tr_item *it)
 {
-	if (k->folded) {
+	switch (k->format) {
+	case TR_REPORT_FOLDED:
 		tr_folded_add(k->folded, k->symbols, comm_of(comms, it), it);
-		return;
+		break;
+	case TR_REPORT_JSONL:
+		tr_json_record(k->out, it, comm_of(comms, it), k->context, k->ncontext);
+		break;
+	case TR_REPORT_TEXT:
+		print_record(k, comms, it);
+		if (k->symbols)
+			tr_stacks_print(k->out, k->symbols, it);
+		break;
 	}
-	print_record(k, comms, it);
-	if (k->symbols)
-		tr_stacks_print(k->out, k->symbols, it);
+}
+
+static void sink_lost(struct sink *k, const struct tr_item *it)
+{
+	if (k->format == TR_REPORT_TEXT)
+		print_lost(k->out, it);
+	else if (k->format == TR_REPORT_JSONL)
+		tr_json_lost(k->out, it);
 }
 
 static void close_sink(struct sink *k)
@@ -308,12 +340,12 @@ int tr_report(const struct tr_report_opts *o, FILE *out)
 	int err, damaged = 0;
 
 	if (o->cpus && tr_parse_cpu_list(o->cpus, f.cpus, TR_MAX_CPUS)) {
-		fprintf(stderr, "tracer report: bad CPU list '%s'\n", o->cpus);
+		fprintf(stderr, "tracer %s: bad CPU list '%s'\n", o->command, o->cpus);
 		return 2;
 	}
 	err = tr_trace_open(&trace, o->dir, why, sizeof(why));
 	if (err) {
-		fprintf(stderr, "tracer report: %s\n", why);
+		fprintf(stderr, "tracer %s: %s\n", o->command, why);
 		return err == -ENOENT ? 2 : 1;
 	}
 	err = open_sink(&sink, o, trace, out);
@@ -322,21 +354,23 @@ int tr_report(const struct tr_report_opts *o, FILE *out)
 		tr_trace_close(trace);
 		return err == -EINVAL ? 2 : 1;
 	}
-	first_pass(&comms, sink.symbols, o->dir);
+	first_pass(&comms, sink.symbols, &f);
 	while (tr_trace_next(trace, &it)) {
 		if (it.kind == TR_ITEM_PROBLEM) {
-			fprintf(stderr, "tracer report: %s\n", it.problem);
+			fprintf(stderr, "tracer %s: %s\n", o->command, it.problem);
 			damaged = 1;
 			continue;
 		}
 		/* Every record, shown or not, may name a task. */
 		if (it.kind == TR_ITEM_RECORD)
 			learn_comms(&comms, &it, true);
-		if (f.by_cpu && (it.cpu >= TR_MAX_CPUS || !f.cpus[it.cpu]))
+		if ((f.by_cpu && (it.cpu >= TR_MAX_CPUS || !f.cpus[it.cpu])) ||
+		    it.ts < f.start || it.ts > f.end)
 			continue;
+		/* Losses are a CPU's, not a task's or an event's. */
 		if (it.kind == TR_ITEM_LOST) {
-			if (!o->pid && !o->tid && !o->nevents && !o->folded)
-				print_lost(out, &it);
+			if (!o->pid && !o->tid && !o->nevents)
+				sink_lost(&sink, &it);
 			continue;
 		}
 		if (class_wanted(&f, it.class) && task_wanted(o, it.record))

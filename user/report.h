@@ -1,24 +1,42 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * tracer report: a trace's events from all CPUs in time order, one line
- * each, as perf script prints them; losses where they happened.  A
- * record names its task by command name, process id and, where it differs
- * (a thread other than the process's first), thread id: "comm pid/tid".
+ * tracer report and tracer export: a trace's events from all CPUs in time
+ * order, filtered, into one sink.  report's text has a line per event, as
+ * perf script prints them, and losses where they happened; a record names
+ * its task by command name, process id and, where it differs (a thread
+ * other than the process's first), thread id: "comm pid/tid".  export
+ * writes the same events as text or JSON lines (export_json.c).
  */
 #ifndef TRACER_REPORT_H
 #define TRACER_REPORT_H
 
 #include <stdio.h>
 #include <sys/types.h>
+#include <linux/types.h>
+
+enum tr_report_format {
+	TR_REPORT_TEXT,			/* report's lines, and each record's stacks */
+	TR_REPORT_FOLDED,		/* --folded: the stacks folded, not the events */
+	TR_REPORT_JSONL,		/* a JSON object per event and per loss */
+};
+
+/* --start, --end: a time in the trace's clock, or after its first record. */
+struct tr_report_time {
+	__u64 ns;
+	int relative;			/* "+SECONDS": ns after the first record */
+	int given;
+};
 
 struct tr_report_opts {
+	const char *command;		/* "report" or "export", for messages */
 	const char *dir;
 	const char *cpus;		/* --cpu LIST, or NULL */
 	pid_t pid;			/* --pid: a process, or 0 */
 	pid_t tid;			/* --tid: a thread, or 0 */
 	const char *const *events;	/* --event GLOBs on system:name: any matches */
 	unsigned int nevents;		/* 0: every event */
-	int folded;			/* --folded: the stacks folded, not the events */
+	enum tr_report_format format;
+	struct tr_report_time start, end;	/* only events in [start, end] */
 };
 
 /* Prints the report to out; returns the exit status for the command line. */

@@ -10,7 +10,8 @@
  *	a, b  rare_0, rare_1 (a second channel's streams, when .tracer/channels names it)
  *
  * The files are written into a private directory (on tmpfs when there is
- * one) and the whole report runs on it, printing into /dev/null.
+ * one) and the whole report runs on it, printing into /dev/null: as text,
+ * or as export's JSON lines for an input of odd size.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -87,7 +88,7 @@ static unsigned int file_of(uint8_t letter)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct tr_report_opts opts = { .dir = dir };
+	struct tr_report_opts opts = { .command = "report", .dir = dir };
 	const uint8_t *end = data + size, *at, *next;
 	int present[NFILES] = { 0 };
 	char path[128];
@@ -112,6 +113,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!present[i])
 			unlink(path);
 	}
+	/* Every sink: an input's size picks one, so each input runs once. */
+	opts.format = size % 2 ? TR_REPORT_JSONL : TR_REPORT_TEXT;
 	tr_report(&opts, devnull);
 	return 0;
 }

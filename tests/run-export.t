@@ -1,0 +1,162 @@
+#!/usr/bin/env bash
+# tracer export: the events report shows, into a file, as text or JSON
+# lines.  The oracles: babeltrace2 reads the same trace (every event's
+# fields and context, as JSON says them), python3's json module reads
+# every line, and report itself for the text and the filters.  A full
+# disk is a tmpfs of this test's, a full device /dev/full.
+set -u
+TEST_NAME=export
+. "$(dirname "$0")/lib.sh"
+require_root "recording with BPF needs root here"
+use_tracefs
+
+"$TRACER" record -o "$work/t" --context uid,nice -e sched:sched_switch -e sched:sched_process_exec \
+	-e syscalls:sys_enter_getppid -- "$GETPPID" 200 >/dev/null 2>"$work/record.log"
+recorded=$?
+
+exported() { # exported FORMAT FILE ARGS...: export of $work/t
+	local format=$1 file=$2
+	shift 2
+	"$TRACER" export --format "$format" -o "$file" "$@" "$work/t" 2>"$file.err" &&
+		[ ! -s "$file.err" ] || { diag "$work/record.log" "$file.err"; return 1; }
+}
+
+text_is_report() {
+	[ "$recorded" = 0 ] && exported text "$work/t.txt" && "$TRACER" report "$work/t" >"$work/t.report" &&
+		[ "$(grep -c ' syscalls:sys_enter_getppid: ' "$work/t.report")" = 200 ] &&
+		cmp "$work/t.report" "$work/t.txt"
+}
+check "export --format text is report's output, byte for byte" text_is_report
+
+# Every JSON line against report's line of the same event (time, CPU,
+# task, event), in the same order.
+jsonl_as_report() {
+	exported jsonl "$work/t.jsonl" || return 1
+	python3 - "$work/t.jsonl" "$work/t.report" <<'EOF'
+import json, re, sys
+events = [json.loads(line) for line in open(sys.argv[1])]
+line_re = re.compile(r"^ *(.*?) +(\d+)(?:/(\d+))? +\[(\d+)\] +(\d+)\.(\d{9}): (\S+): ")
+report = [m for m in map(line_re.match, open(sys.argv[2])) if m]
+if len(events) != len(report) or not events:
+    sys.exit("# %d JSON lines, %d report lines" % (len(events), len(report)))
+for e, m in zip(events, report):
+    comm, pid, tid, cpu, s, ns, name = m.groups()
+    want = (comm, int(pid), int(tid or pid), int(cpu), int(s) * 10**9 + int(ns), name + ":")
+    got = (e["comm"], e["pid"], e["tid"], e["cpu"], e["ts"], e["event"] + ":")
+    if got != want:
+        sys.exit("# JSON %s, report %s" % (got, want))
+EOF
+}
+check "export --format jsonl: every line is JSON, and its time, CPU, task and event are report's" jsonl_as_report
+
+# The fields (and context) of each event as babeltrace2 prints them from
+# the CTF metadata, as a multiset: events of equal times may come in
+# another order there.
+jsonl_as_babeltrace2() {
+	babeltrace2 "$work/t" >"$work/t.bt" 2>"$work/t.bt.err" || { diag "$work/t.bt.err"; return 1; }
+	python3 - "$work/t.jsonl" "$work/t.bt" <<'EOF'
+import collections, json, re, sys
+ours = collections.Counter()
+for line in open(sys.argv[1]):
+    e = json.loads(line)
+    fields = dict(e["fields"], pid_tid=(e["pid"], e["tid"]))
+    fields.update(("context_" + k, v) for k, v in e.get("context", {}).items())
+    ours[(e["event"].split(":")[1], tuple(sorted(fields.items())))] += 1
+theirs = collections.Counter()
+event_re = re.compile(r"\) \S+ (\w+): \{[^}]*\}, \{ payload_size = \d+, pid = (\d+), tid = (\d+) \}, \{ (.*) \}$")
+pair_re = re.compile(r'(\w+) = ("(?:[^"\\]|\\.)*"|-?\d+)')
+names = {name for name, _ in ours}
+for line in open(sys.argv[2]):
+    m = event_re.search(line)
+    if not m or m.group(1) not in names:
+        continue
+    fields = {"pid_tid": (int(m.group(2)), int(m.group(3)))}
+    for k, v in pair_re.findall(m.group(4)):
+        if k.startswith("common_") or k.endswith(("_offset", "_length")):
+            continue
+        fields[k] = json.loads(v) if v.startswith('"') else int(v)
+    theirs[(m.group(1), tuple(sorted(fields.items())))] += 1
+if ours != theirs or not ours:
+    for k in list((ours - theirs).keys())[:3]:
+        print("# ours only:", k)
+    for k in list((theirs - ours).keys())[:3]:
+        print("# babeltrace2's only:", k)
+    sys.exit(1)
+EOF
+}
+check "every exported event's fields and context are babeltrace2's reading of the trace" jsonl_as_babeltrace2
+
+# --start/--end: the 50th to the 150th getppid call, in absolute times
+# and after the trace's first record (the state dump's, which report
+# shows only when asked), select exactly the events between them; report
+# agrees.
+time_window() {
+	local start end first rel_start rel_end
+	exported jsonl "$work/all.jsonl" --event '*' || return 1
+	read -r first start end < <(python3 - "$work/all.jsonl" <<'EOF'
+import json, sys
+events = [json.loads(line) for line in open(sys.argv[1])]
+calls = [e["ts"] for e in events if e["event"] == "syscalls:sys_enter_getppid"]
+print(events[0]["ts"], calls[49], calls[149])
+EOF
+)
+	secs() { printf '%d.%09d' $(($1 / 1000000000)) $(($1 % 1000000000)); }
+	rel_start=+$(secs $((start - first)))
+	rel_end=+$(secs $((end - first)))
+	exported jsonl "$work/w.jsonl" --start "$(secs "$start")" --end "$(secs "$end")" &&
+		exported jsonl "$work/r.jsonl" --start "$rel_start" --end "$rel_end" || return 1
+	local want
+	want=$(python3 -c "
+import json, sys
+print(sum($start <= json.loads(l)['ts'] <= $end for l in open('$work/t.jsonl')))")
+	[ "$(wc -l <"$work/w.jsonl")" = "$want" ] && cmp -s "$work/w.jsonl" "$work/r.jsonl" &&
+		[ "$(grep -c '"syscalls:sys_enter_getppid"' "$work/w.jsonl")" = 101 ] &&
+		[ "$("$TRACER" report --start "$rel_start" --end "$rel_end" "$work/t" | wc -l)" = "$want" ] ||
+		{ echo "# want $want events from $start to $end ($rel_start to $rel_end)"; wc -l "$work/w.jsonl" "$work/r.jsonl" | diag; return 1; }
+}
+check "--start and --end, absolute or after the first event: exactly the events between" time_window
+
+filters_as_report() {
+	local pid
+	pid=$(python3 -c "
+import json
+print(next(json.loads(l)['pid'] for l in open('$work/t.jsonl') if 'getppid' in l))")
+	exported jsonl "$work/p.jsonl" --pid "$pid" --event 'syscalls:*' --cpu 0-1 &&
+		[ "$(wc -l <"$work/p.jsonl")" = 200 ] &&
+		[ "$("$TRACER" report --pid "$pid" --event 'syscalls:*' --cpu 0-1 "$work/t" | wc -l)" = 200 ]
+}
+check "--pid, --event and --cpu select as report's do" filters_as_report
+
+# A disk that fills: the export says so, exits 1, and leaves no file cut short.
+full_disk() {
+	mkdir "$work/small" && mount -t tmpfs -o size=16k tracer-export-test "$work/small" || return 1
+	at_exit "umount $work/small"
+	"$TRACER" export --format jsonl -o "$work/small/t.jsonl" "$work/t" 2>"$work/small.err"
+	local got=$?
+	[ "$got" = 1 ] && [ ! -e "$work/small/t.jsonl" ] &&
+		grep -qx "tracer export: writing $work/small/t.jsonl failed: No space left on device" "$work/small.err" ||
+		{ echo "# exit $got"; diag "$work/small.err"; ls -la "$work/small" | diag; return 1; }
+}
+check "a full disk: export says so in one line, exits 1, and removes what it wrote" full_disk
+
+check "-o /dev/full: the device is left alone, the failure said" \
+	refused 1 "^tracer export: writing /dev/full failed: No space left on device$" \
+	export --format text -o /dev/full "$work/t"
+check "--format is one export knows" \
+	refused 2 "^tracer export: --format 'xml': must be text or jsonl$" export --format xml -o "$out" "$work/t"
+check "export without -o is refused, saying what it needs" \
+	refused 2 "^tracer export: export needs --format \(text or jsonl\) and -o FILE \(- for standard output\)$" \
+	export --format jsonl "$work/t"
+check "a bad --start is refused" \
+	refused 2 "^tracer export: --start '1.2.3': not a time" export --format jsonl --start 1.2.3 -o "$out" "$work/t"
+
+# A link planted where the file goes is not followed.
+no_link_followed() {
+	echo keep >"$work/target"
+	ln -s "$work/target" "$work/link"
+	! "$TRACER" export --format text -o "$work/link" "$work/t" 2>"$work/link.err" &&
+		[ "$(cat "$work/target")" = keep ] && grep -q "cannot write $work/link" "$work/link.err"
+}
+check "-o onto a symbolic link: not followed, refused" no_link_followed
+
+echo "1..$n"
