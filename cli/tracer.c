@@ -81,7 +81,8 @@ static const char usage_report[] =
 "usage: tracer report [options] [DIR]\n"
 USAGE_SELECT
 "      --folded           the call stacks (record -g) folded, one line per stack with its count,\n"
-"                         as FlameGraph's stackcollapse scripts write them\n";
+"                         as FlameGraph's stackcollapse scripts write them\n"
+"      --stats            counts instead: the time span, events by type, by task and by CPU, losses\n";
 
 static const char usage_export[] =
 "usage: tracer export [options] --format FORMAT -o FILE [DIR]\n"
@@ -581,7 +582,8 @@ static int parse_time(const char *option, const char *text, struct tr_report_tim
 }
 
 /* The options report and export share: which events, from which trace. */
-enum { OPT_CPU = 256, OPT_PID, OPT_TID, OPT_EVENT, OPT_START, OPT_END, OPT_FOLDED, OPT_FORMAT };
+enum { OPT_CPU = 256, OPT_PID, OPT_TID, OPT_EVENT, OPT_START, OPT_END, OPT_FOLDED, OPT_STATS,
+       OPT_FORMAT };
 #define SELECT_OPTIONS \
 	{ "cpu", required_argument, NULL, OPT_CPU }, \
 	{ "pid", required_argument, NULL, OPT_PID }, \
@@ -626,6 +628,7 @@ static int cmd_report(int argc, char **argv)
 	static const struct option options[] = {
 		SELECT_OPTIONS,
 		{ "folded", no_argument, NULL, OPT_FOLDED },
+		{ "stats", no_argument, NULL, OPT_STATS },
 		{ 0 }
 	};
 	const char **events = calloc(argc, sizeof(*events));
@@ -641,6 +644,8 @@ static int cmd_report(int argc, char **argv)
 			return bad_option();
 		if (c == OPT_FOLDED)
 			o.format = TR_REPORT_FOLDED;
+		else if (c == OPT_STATS)
+			o.format = TR_REPORT_STATS;
 		else
 			err = select_option(&o, events, c);
 	}

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tracer export: the events report shows, into a file, as text or JSON
-# lines.  The oracles: babeltrace2 reads the same trace (every event's
+# lines; and report --stats, the same events counted.  The oracles: babeltrace2 reads the same trace (every event's
 # fields and context, as JSON says them), python3's json module reads
 # every line, and report itself for the text and the filters.  A full
 # disk is a tmpfs of this test's, a full device /dev/full.
@@ -114,7 +114,7 @@ print(sum($start <= json.loads(l)['ts'] <= $end for l in open('$work/t.jsonl')))
 		[ "$("$TRACER" report --start "$rel_start" --end "$rel_end" "$work/t" | wc -l)" = "$want" ] ||
 		{ echo "# want $want events from $start to $end ($rel_start to $rel_end)"; wc -l "$work/w.jsonl" "$work/r.jsonl" | diag; return 1; }
 }
-check "--start and --end, absolute or after the first event: exactly the events between" time_window
+check "--start and --end, absolute or after the first record: exactly the events between" time_window
 
 filters_as_report() {
 	local pid
@@ -126,6 +126,58 @@ print(next(json.loads(l)['pid'] for l in open('$work/t.jsonl') if 'getppid' in l
 		[ "$("$TRACER" report --pid "$pid" --event 'syscalls:*' --cpu 0-1 "$work/t" | wc -l)" = 200 ]
 }
 check "--pid, --event and --cpu select as report's do" filters_as_report
+
+# report --stats against babeltrace2's event counts and report's own lines.
+stats_as_counted() {
+	"$TRACER" report --stats "$work/t" >"$work/t.stats" || return 1
+	python3 - "$work/t.stats" "$work/t.report" "$work/t.bt" "$work/all.jsonl" <<'EOF'
+import collections, re, sys
+stats = open(sys.argv[1]).read().split("\n\n")
+head = re.match(r"(\d+) events from (\d+\.\d{9}) to (\d+\.\d{9}) \(\d+\.\d{9} s\), 0 lost, 0 sub-buffers overwritten$", stats[0])
+def table(text):
+    return {tuple(line.split()[1:]): int(line.split()[0]) for line in text.splitlines()[1:]}
+events, tasks, cpus = table(stats[1]), table(stats[2]), table(stats[3])
+line_re = re.compile(r"^ *(.*?) +(\d+(?:/\d+)?) +\[(\d+)\] +(\d+\.\d{9}): (\S+):")
+lines = [m.groups() for m in map(line_re.match, open(sys.argv[2])) if m]
+bt = collections.Counter(m.group(1) for m in map(re.compile(r"\) \S+ (\w+): ").search, open(sys.argv[3])) if m)
+want_events = collections.Counter(l[4] for l in lines)
+problems = []
+if not head or int(head.group(1)) != len(lines):
+    problems.append("head: " + stats[0])
+elif (head.group(2), head.group(3)) != (lines[0][3], lines[-1][3]):
+    problems.append("span %s to %s, report's %s to %s" % (head.group(2), head.group(3), lines[0][3], lines[-1][3]))
+if {k[0]: v for k, v in events.items()} != want_events:
+    problems.append("events %s, report's %s" % (events, dict(want_events)))
+if any(bt[name.split(":")[1]] != n for name, n in want_events.items()):
+    problems.append("babeltrace2 counts %s" % dict(bt))
+# A task under its last name; report's lines name it as it was named then.
+if {k[-1]: v for k, v in tasks.items()} != collections.Counter(l[1] for l in lines):
+    problems.append("tasks %s" % tasks)
+if {int(k[2]): v for k, v in cpus.items()} != collections.Counter(int(l[2]) for l in lines):
+    problems.append("cpus %s" % cpus)
+for p in problems:
+    print("# " + p)
+sys.exit(1 if problems else 0)
+EOF
+}
+check "report --stats: the span, and events by type (as babeltrace2 counts them), task and CPU" stats_as_counted
+
+# Buffers made too small for a flood: --stats counts what report's LOST lines say.
+stats_of_losses() {
+	"$TRACER" record -o "$work/lossy" --buffer-size 8K --subbuf-size 4K -e syscalls:sys_enter_getppid \
+		-- "$GETPPID" 20000 >/dev/null 2>"$work/lossy.log" &&
+		"$TRACER" report "$work/lossy" >"$work/lossy.report" &&
+		"$TRACER" report --stats "$work/lossy" >"$work/lossy.stats" || { diag "$work/lossy.log"; return 1; }
+	local lost events
+	lost=$(awk '/: LOST [0-9]+ events/ { for (i = 1; i <= NF; i++) if ($i == "LOST") n += $(i + 1) } END { print n + 0 }' \
+		"$work/lossy.report")
+	events=$(grep -c ' syscalls:sys_enter_getppid: ' "$work/lossy.report")
+	[ "$lost" -gt 0 ] && [ "$((lost + events))" -ge 20000 ] &&
+		head -n 1 "$work/lossy.stats" | grep -q "^$events events from .*, $lost lost, 0 sub-buffers overwritten$" &&
+		[ "$(awk '$NF ~ /^[0-9]+$/ && NF == 4 { n += $2 } END { print n + 0 }' "$work/lossy.stats")" = "$lost" ] ||
+		{ echo "# $events events, $lost lost in report"; diag "$work/lossy.stats"; return 1; }
+}
+check "report --stats: the losses report shows, in total and by CPU" stats_of_losses
 
 # A disk that fills: the export says so, exits 1, and leaves no file cut short.
 full_disk() {

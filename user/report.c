@@ -14,6 +14,7 @@
 #include "cpus.h"
 #include "context.h"
 #include "export_json.h"
+#include "report_stats.h"
 
 /* At least twice pid_max's largest value: a table at most half full. */
 #define MAX_COMM_SLOTS	(1u << 23)
@@ -217,11 +218,16 @@ static void print_lost(FILE *out, const struct tr_item *it)
 }
 
 /* Thread 0 is each CPU's idle task, never in the table (0 marks a free slot). */
-static const char *comm_of(const struct comms *comms, const struct tr_item *it)
+static const char *comm_of_tid(const void *comms, __u32 tid)
 {
-	const char *comm = it->record->tid ? comm_get(comms, it->record->tid) : "swapper";
+	const char *comm = tid ? comm_get(comms, tid) : "swapper";
 
 	return comm ? comm : "";
+}
+
+static const char *comm_of(const struct comms *comms, const struct tr_item *it)
+{
+	return comm_of_tid(comms, it->record->tid);
 }
 
 /* Where wanted items go: text lines (with stacks), folded stacks, or JSON lines. */
@@ -233,6 +239,7 @@ struct sink {
 	unsigned int ncontext;
 	struct tr_symbols *symbols;	/* text or folded stacks of a trace with stacks */
 	struct tr_folded *folded;
+	struct tr_stats *stats;
 };
 
 /* A record's context fields (record --context), as " {cgroup=1, uid=0}". */
@@ -282,6 +289,8 @@ static int open_sink(struct sink *k, const struct tr_report_opts *o, const struc
 	*k = (struct sink) { .out = out, .format = o->format };
 	trace_seq_init(&k->seq);
 	k->ncontext = tr_trace_context(trace, &k->context);
+	if (o->format == TR_REPORT_STATS)
+		return (k->stats = tr_stats_new()) ? 0 : -ENOMEM;
 	if (!tr_trace_has_stacks(trace)) {
 		if (o->format == TR_REPORT_FOLDED)
 			fprintf(stderr, "tracer report: --folded: %s has no call stacks (record -g takes them)\n",
@@ -304,6 +313,9 @@ static void sink_record(struct sink *k, const struct comms *comms, const struct 
 	case TR_REPORT_JSONL:
 		tr_json_record(k->out, it, comm_of(comms, it), k->context, k->ncontext);
 		break;
+	case TR_REPORT_STATS:
+		tr_stats_record(k->stats, it);
+		break;
 	case TR_REPORT_TEXT:
 		print_record(k, comms, it);
 		if (k->symbols)
@@ -318,10 +330,15 @@ static void sink_lost(struct sink *k, const struct tr_item *it)
 		print_lost(k->out, it);
 	else if (k->format == TR_REPORT_JSONL)
 		tr_json_lost(k->out, it);
+	else if (k->format == TR_REPORT_STATS)
+		tr_stats_lost(k->stats, it);
 }
 
-static void close_sink(struct sink *k)
+static void close_sink(struct sink *k, const struct comms *comms)
 {
+	if (k->stats)
+		tr_stats_print(k->stats, k->out, comm_of_tid, comms);
+	tr_stats_free(k->stats);
 	if (k->folded)
 		tr_folded_print(k->folded, k->out);
 	tr_folded_free(k->folded);
@@ -350,7 +367,7 @@ int tr_report(const struct tr_report_opts *o, FILE *out)
 	}
 	err = open_sink(&sink, o, trace, out);
 	if (err) {
-		close_sink(&sink);
+		close_sink(&sink, &comms);
 		tr_trace_close(trace);
 		return err == -EINVAL ? 2 : 1;
 	}
@@ -376,7 +393,7 @@ int tr_report(const struct tr_report_opts *o, FILE *out)
 		if (class_wanted(&f, it.class) && task_wanted(o, it.record))
 			sink_record(&sink, &comms, &it);
 	}
-	close_sink(&sink);
+	close_sink(&sink, &comms);
 	tr_trace_close(trace);
 	free(comms.slot);
 	return damaged;

@@ -11,7 +11,7 @@
  *
  * The files are written into a private directory (on tmpfs when there is
  * one) and the whole report runs on it, printing into /dev/null: as text,
- * or as export's JSON lines for an input of odd size.
+ * as export's JSON lines or as --stats, by the input's size.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -114,7 +114,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			unlink(path);
 	}
 	/* Every sink: an input's size picks one, so each input runs once. */
-	opts.format = size % 2 ? TR_REPORT_JSONL : TR_REPORT_TEXT;
+	opts.format = size % 3 == 1 ? TR_REPORT_JSONL : size % 3 == 2 ? TR_REPORT_STATS : TR_REPORT_TEXT;
 	tr_report(&opts, devnull);
 	return 0;
 }
