@@ -87,7 +87,9 @@ USAGE_SELECT
 static const char usage_export[] =
 "usage: tracer export [options] --format FORMAT -o FILE [DIR]\n"
 "  -o, --output FILE      where to write, replaced if it exists; - for standard output\n"
-"      --format FORMAT    text: report's lines; jsonl: a JSON object per event and per loss\n"
+"      --format FORMAT    text: report's lines; jsonl: a JSON object per event and per loss;\n"
+"                         chrome-json: the Trace Event Format (chrome://tracing, ui.perfetto.dev),\n"
+"                         with what ran on each CPU from sched:sched_switch\n"
 USAGE_SELECT;
 
 static const char usage_snapshot[] =
@@ -660,8 +662,10 @@ static int parse_format(const char *text, enum tr_report_format *format)
 		*format = TR_REPORT_TEXT;
 	else if (!strcmp(text, "jsonl"))
 		*format = TR_REPORT_JSONL;
+	else if (!strcmp(text, "chrome-json"))
+		*format = TR_REPORT_CHROME;
 	else
-		return refuse("--format", text, "must be text or jsonl");
+		return refuse("--format", text, "must be text, jsonl or chrome-json");
 	return 0;
 }
 
@@ -733,7 +737,7 @@ static int cmd_export(int argc, char **argv)
 	if (err || trace_dir_argument(&o, argc, argv))
 		return 2;
 	if (!format || !output) {
-		fprintf(stderr, "%s: export needs --format (text or jsonl) and -o FILE (- for standard output)\n",
+		fprintf(stderr, "%s: export needs --format (text, jsonl or chrome-json) and -o FILE (- for standard output)\n",
 			me);
 		return 2;
 	}

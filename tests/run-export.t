@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# tracer export: the events report shows, into a file, as text or JSON
-# lines; and report --stats, the same events counted.  The oracles: babeltrace2 reads the same trace (every event's
+# tracer export: the events report shows, into a file, as text, JSON
+# lines or the Trace Event Format; and report --stats, the same events
+# counted.  The oracles: babeltrace2 reads the same trace (every event's
 # fields and context, as JSON says them), python3's json module reads
 # every line, and report itself for the text and the filters.  A full
 # disk is a tmpfs of this test's, a full device /dev/full.
@@ -127,6 +128,59 @@ print(next(json.loads(l)['pid'] for l in open('$work/t.jsonl') if 'getppid' in l
 }
 check "--pid, --event and --cpu select as report's do" filters_as_report
 
+# chrome-json from a system-wide recording of switches while two copies
+# of the workload run, one per CPU: python3 reads the document; its slices
+# are the switches (lane, start and task, as the JSON lines export says),
+# never overlap on a CPU, never put a thread on two CPUs at once, and its
+# instant events are report's records.
+chrome_json() {
+	"$TRACER" record -a -o "$work/s" -e sched:sched_switch -e syscalls:sys_enter_getppid -- \
+		sh -c "taskset -c 0 $GETPPID 300 & taskset -c 1 $GETPPID 300; wait" >/dev/null 2>"$work/s.log" &&
+		"$TRACER" export --format jsonl -o "$work/s.jsonl" "$work/s" &&
+		"$TRACER" export --format chrome-json -o "$work/s.json" "$work/s" 2>"$work/s.err" &&
+		[ ! -s "$work/s.err" ] || { diag "$work/s.log" "$work/s.err"; return 1; }
+	python3 - "$work/s.json" "$work/s.jsonl" <<'EOF'
+import collections, decimal, json, sys
+doc = json.load(open(sys.argv[1]), parse_float=decimal.Decimal)
+events = [json.loads(line) for line in open(sys.argv[2])]
+ns = lambda us: int(us * 1000)
+cpus_pid = 4194305
+slices = [e for e in doc["traceEvents"] if e["ph"] == "X"]
+instants = [e for e in doc["traceEvents"] if e["ph"] == "i" and e["s"] == "t"]
+names = {(e["pid"], e.get("tid")): e["args"]["name"] for e in doc["traceEvents"] if e["ph"] == "M"}
+problems = []
+switches = [e for e in events if e["event"] == "sched:sched_switch"]
+want = collections.Counter((e["cpu"], e["ts"], e["fields"]["next_pid"], e["fields"]["next_comm"])
+                           for e in switches if e["fields"]["next_pid"])
+got = collections.Counter((s["tid"], ns(s["ts"]), s["args"]["tid"], s["name"]) for s in slices)
+if not switches or got != want or any(s["pid"] != cpus_pid or s["dur"] < 0 for s in slices):
+    problems.append("%d slices, %d switches to a task" % (len(slices), sum(want.values())))
+def overlaps(spans):
+    spans.sort()
+    return any(a[1] > b[0] for a, b in zip(spans, spans[1:]))
+by_cpu, by_tid = collections.defaultdict(list), collections.defaultdict(list)
+for s in slices:
+    span = (ns(s["ts"]), ns(s["ts"]) + ns(s["dur"]))
+    by_cpu[s["tid"]].append(span)
+    by_tid[s["args"]["tid"]].append(span)
+if any(overlaps(v) for v in by_cpu.values()):
+    problems.append("slices overlap on a CPU")
+if any(overlaps(v) for v in by_tid.values()):
+    problems.append("a thread on two CPUs at once")
+if [(ns(i["ts"]), i["tid"], i["name"]) for i in instants] != [(e["ts"], e["tid"], e["event"]) for e in events]:
+    problems.append("%d instant events, %d records" % (len(instants), len(events)))
+workers = {e["tid"] for e in events if e["comm"] == "getppid_n"}
+if len(workers) != 2 or any(names.get((e["pid"], e["tid"])) != "getppid_n" for e in events if e["tid"] in workers):
+    problems.append("the workers %s are not named getppid_n" % workers)
+if names.get((cpus_pid, None)) != "CPUs" or names.get((cpus_pid, 0)) != "CPU 0":
+    problems.append("no CPU tracks")
+for p in problems:
+    print("# " + p)
+sys.exit(1 if problems else 0)
+EOF
+}
+check "export --format chrome-json: slices as the switches say, never overlapping; records as instants" chrome_json
+
 # report --stats against babeltrace2's event counts and report's own lines.
 stats_as_counted() {
 	"$TRACER" report --stats "$work/t" >"$work/t.stats" || return 1
@@ -195,9 +249,9 @@ check "-o /dev/full: the device is left alone, the failure said" \
 	refused 1 "^tracer export: writing /dev/full failed: No space left on device$" \
 	export --format text -o /dev/full "$work/t"
 check "--format is one export knows" \
-	refused 2 "^tracer export: --format 'xml': must be text or jsonl$" export --format xml -o "$out" "$work/t"
+	refused 2 "^tracer export: --format 'xml': must be text, jsonl or chrome-json$" export --format xml -o "$out" "$work/t"
 check "export without -o is refused, saying what it needs" \
-	refused 2 "^tracer export: export needs --format \(text or jsonl\) and -o FILE \(- for standard output\)$" \
+	refused 2 "^tracer export: export needs --format \(text, jsonl or chrome-json\) and -o FILE \(- for standard output\)$" \
 	export --format jsonl "$work/t"
 check "a bad --start is refused" \
 	refused 2 "^tracer export: --start '1.2.3': not a time" export --format jsonl --start 1.2.3 -o "$out" "$work/t"

@@ -8,11 +8,7 @@
 #include "ctf.h"
 #include "trace.h"
 
-/*
- * Text as a JSON string: up to len bytes or the first NUL.  Control bytes
- * and bytes outside ASCII are escaped one by one (\u00XX, as Latin-1).
- */
-static void json_string(FILE *out, const char *text, size_t len)
+void tr_json_string(FILE *out, const char *text, size_t len)
 {
 	size_t i;
 
@@ -70,11 +66,26 @@ static void json_field(FILE *out, const struct tr_item *it, struct tep_format_fi
 	if (!data || len < 0)
 		fputs("null", out);
 	else if ((f->flags & TEP_FIELD_IS_ARRAY) && tr_ctf_is_text(f))
-		json_string(out, (const char *)data, len);
+		tr_json_string(out, (const char *)data, len);
 	else if (f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC))
 		json_array(out, data, len, f->elementsize, f->flags & TEP_FIELD_IS_SIGNED);
 	else
 		json_integer(out, data, f->size, f->flags & TEP_FIELD_IS_SIGNED);
+}
+
+void tr_json_fields(FILE *out, const struct tr_item *it)
+{
+	struct tep_format_field *f;
+
+	fputc('{', out);
+	for (f = it->class->tep->format.fields; f; f = f->next) {
+		tr_json_string(out, f->name, strlen(f->name));
+		fputc(':', out);
+		json_field(out, it, f);
+		if (f->next)
+			fputc(',', out);
+	}
+	fputc('}', out);
 }
 
 static void json_context(FILE *out, const struct tr_item *it, const char *const *names,
@@ -105,24 +116,16 @@ static void json_stack(FILE *out, const char *name, const struct tr_item *it,
 void tr_json_record(FILE *out, const struct tr_item *it, const char *comm,
 		    const char *const *context, unsigned int ncontext)
 {
-	struct tep_format_field *f;
 	char event[512];
 
 	fprintf(out, "{\"ts\":%llu,\"cpu\":%u,\"pid\":%u,\"tid\":%u,\"comm\":",
 		(unsigned long long)it->ts, it->cpu, it->record->pid, it->record->tid);
-	json_string(out, comm, strlen(comm));
+	tr_json_string(out, comm, strlen(comm));
 	snprintf(event, sizeof(event), "%s:%s", it->class->system, it->class->name);
 	fputs(",\"event\":", out);
-	json_string(out, event, strlen(event));
-	fputs(",\"fields\":{", out);
-	for (f = it->class->tep->format.fields; f; f = f->next) {
-		json_string(out, f->name, strlen(f->name));
-		fputc(':', out);
-		json_field(out, it, f);
-		if (f->next)
-			fputc(',', out);
-	}
-	fputc('}', out);
+	tr_json_string(out, event, strlen(event));
+	fputs(",\"fields\":", out);
+	tr_json_fields(out, it);
 	if (it->context_at)
 		json_context(out, it, context, ncontext);
 	if (it->kernel_frames + it->user_frames) {
@@ -140,7 +143,7 @@ void tr_json_lost(FILE *out, const struct tr_item *it)
 		(unsigned long long)it->lost_busy, (unsigned long long)it->lost_packets);
 	if (it->channel) {
 		fputs(",\"channel\":", out);
-		json_string(out, it->channel, strlen(it->channel));
+		tr_json_string(out, it->channel, strlen(it->channel));
 	}
 	fputs("}\n", out);
 }

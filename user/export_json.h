@@ -19,5 +19,12 @@ struct tr_item;
 void tr_json_record(FILE *out, const struct tr_item *it, const char *comm,
 		    const char *const *context, unsigned int ncontext);
 void tr_json_lost(FILE *out, const struct tr_item *it);
+/* A record's fields as one JSON object, as in its line. */
+void tr_json_fields(FILE *out, const struct tr_item *it);
+/*
+ * Text as a JSON string: up to len bytes or the first NUL.  Control bytes
+ * and bytes outside ASCII are escaped one by one (\u00XX, as Latin-1).
+ */
+void tr_json_string(FILE *out, const char *text, size_t len);
 
 #endif /* TRACER_EXPORT_JSON_H */

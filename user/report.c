@@ -14,74 +14,24 @@
 #include "cpus.h"
 #include "context.h"
 #include "export_json.h"
+#include "export_chrome.h"
 #include "report_stats.h"
-
-/* At least twice pid_max's largest value: a table at most half full. */
-#define MAX_COMM_SLOTS	(1u << 23)
-
-/*
- * thread id -> command name, from the events themselves (tasks.h): open
- * addressing in a table that doubles to stay at most half full.
- */
-struct comm_slot {
-	__s32 pid;			/* 0: free */
-	char comm[16];
-};
-
-struct comms {
-	struct comm_slot *slot;
-	unsigned int size;		/* a power of two, or 0 */
-	unsigned int used;
-};
-
-/* The slot of pid, or the free one where it goes. */
-static struct comm_slot *comm_slot(const struct comms *c, __s32 pid)
-{
-	unsigned int i = pid & (c->size - 1);
-
-	while (c->slot[i].pid && c->slot[i].pid != pid)
-		i = (i + 1) & (c->size - 1);
-	return &c->slot[i];
-}
-
-static int comms_grow(struct comms *c)
-{
-	struct comms bigger = { .size = c->size ? 2 * c->size : 256, .used = c->used };
-	unsigned int i;
-
-	if (bigger.size > MAX_COMM_SLOTS)
-		return -E2BIG;
-	bigger.slot = calloc(bigger.size, sizeof(*bigger.slot));
-	if (!bigger.slot)
-		return -ENOMEM;
-	for (i = 0; i < c->size; i++)
-		if (c->slot[i].pid)
-			*comm_slot(&bigger, c->slot[i].pid) = c->slot[i];
-	free(c->slot);
-	*c = bigger;
-	return 0;
-}
+#include "report_tasks.h"
 
 /* pid's name is comm; a name it had already stays if !replace. */
-static void comm_set(struct comms *c, __s32 pid, const char *comm, bool replace)
+static void comm_set(struct tr_tasks *tasks, __u32 pid, const char *comm, bool replace)
 {
-	struct comm_slot *slot;
+	struct tr_task *task = tr_tasks_get(tasks, pid);
 
-	if (2 * (c->used + 1) > c->size && comms_grow(c))
-		return;
-	slot = comm_slot(c, pid);
-	if (slot->pid && !replace)
-		return;
-	c->used += !slot->pid;
-	slot->pid = pid;
-	snprintf(slot->comm, sizeof(slot->comm), "%.15s", comm);
+	if (task && (replace || !task->comm[0]))
+		snprintf(task->comm, sizeof(task->comm), "%.15s", comm);
 }
 
-static const char *comm_get(const struct comms *c, __s32 pid)
+static const char *comm_get(const struct tr_tasks *tasks, __u32 pid)
 {
-	const struct comm_slot *slot = c->size ? comm_slot(c, pid) : NULL;
+	const struct tr_task *task = tr_tasks_find(tasks, pid);
 
-	return slot && slot->pid ? slot->comm : NULL;
+	return task && task->comm[0] ? task->comm : NULL;
 }
 
 static struct tep_record record_of(const struct tr_item *it)
@@ -96,7 +46,7 @@ static struct tep_record record_of(const struct tr_item *it)
  * Events that name tasks teach the report their command names.  Every
  * field of a record lies inside it (trace.h), so reading them is safe.
  */
-static void learn_comms(struct comms *c, const struct tr_item *it, bool replace)
+static void learn_comms(struct tr_tasks *c, const struct tr_item *it, bool replace)
 {
 	struct tep_event *ev = it->class->tep;
 	struct tep_record record = record_of(it), *rec = &record;
@@ -175,7 +125,7 @@ static void set_window(struct filter *f, __u64 first)
  * pass then follows each rename as it comes.  The stacks' symbols learn
  * every mapping (symbols may be NULL).  Problems are said in the main pass.
  */
-static void first_pass(struct comms *c, struct tr_symbols *symbols, struct filter *f)
+static void first_pass(struct tr_tasks *c, struct tr_symbols *symbols, struct filter *f)
 {
 	struct tr_trace *trace;
 	struct tr_item it;
@@ -217,17 +167,12 @@ static void print_lost(FILE *out, const struct tr_item *it)
 	fputc('\n', out);
 }
 
-/* Thread 0 is each CPU's idle task, never in the table (0 marks a free slot). */
-static const char *comm_of_tid(const void *comms, __u32 tid)
+/* Thread 0 is each CPU's idle task, never named by its records. */
+static const char *comm_of(const struct tr_tasks *tasks, const struct tr_item *it)
 {
-	const char *comm = tid ? comm_get(comms, tid) : "swapper";
+	const char *comm = it->record->tid ? comm_get(tasks, it->record->tid) : "swapper";
 
 	return comm ? comm : "";
-}
-
-static const char *comm_of(const struct comms *comms, const struct tr_item *it)
-{
-	return comm_of_tid(comms, it->record->tid);
 }
 
 /* Where wanted items go: text lines (with stacks), folded stacks, or JSON lines. */
@@ -240,6 +185,7 @@ struct sink {
 	struct tr_symbols *symbols;	/* text or folded stacks of a trace with stacks */
 	struct tr_folded *folded;
 	struct tr_stats *stats;
+	struct tr_chrome *chrome;
 };
 
 /* A record's context fields (record --context), as " {cgroup=1, uid=0}". */
@@ -260,7 +206,7 @@ static void print_context(const struct sink *k, const struct tr_item *it)
 	fputc('}', k->out);
 }
 
-static void print_record(struct sink *k, const struct comms *comms, const struct tr_item *it)
+static void print_record(struct sink *k, const struct tr_tasks *tasks, const struct tr_item *it)
 {
 	struct trace_seq *seq = &k->seq;
 	FILE *out = k->out;
@@ -276,7 +222,7 @@ static void print_record(struct sink *k, const struct comms *comms, const struct
 	trace_seq_reset(seq);
 	tep_print_fields(seq, rec.data, rec.size, ev);
 	trace_seq_terminate(seq);
-	fprintf(out, "%16s %7s [%03u] %5llu.%09llu: %s:%s: %s", comm_of(comms, it),
+	fprintf(out, "%16s %7s [%03u] %5llu.%09llu: %s:%s: %s", comm_of(tasks, it),
 		who, it->cpu, it->ts / 1000000000ull, it->ts % 1000000000ull,
 		it->class->system, it->class->name, seq->buffer);
 	print_context(k, it);
@@ -291,6 +237,8 @@ static int open_sink(struct sink *k, const struct tr_report_opts *o, const struc
 	k->ncontext = tr_trace_context(trace, &k->context);
 	if (o->format == TR_REPORT_STATS)
 		return (k->stats = tr_stats_new()) ? 0 : -ENOMEM;
+	if (o->format == TR_REPORT_CHROME)
+		return (k->chrome = tr_chrome_open(out)) ? 0 : -ENOMEM;
 	if (!tr_trace_has_stacks(trace)) {
 		if (o->format == TR_REPORT_FOLDED)
 			fprintf(stderr, "tracer report: --folded: %s has no call stacks (record -g takes them)\n",
@@ -304,20 +252,23 @@ static int open_sink(struct sink *k, const struct tr_report_opts *o, const struc
 	return !k->symbols || (o->format == TR_REPORT_FOLDED && !k->folded) ? -ENOMEM : 0;
 }
 
-static void sink_record(struct sink *k, const struct comms *comms, const struct tr_item *it)
+static void sink_record(struct sink *k, struct tr_tasks *tasks, const struct tr_item *it)
 {
 	switch (k->format) {
 	case TR_REPORT_FOLDED:
-		tr_folded_add(k->folded, k->symbols, comm_of(comms, it), it);
+		tr_folded_add(k->folded, k->symbols, comm_of(tasks, it), it);
 		break;
 	case TR_REPORT_JSONL:
-		tr_json_record(k->out, it, comm_of(comms, it), k->context, k->ncontext);
+		tr_json_record(k->out, it, comm_of(tasks, it), k->context, k->ncontext);
 		break;
 	case TR_REPORT_STATS:
-		tr_stats_record(k->stats, it);
+		tr_stats_record(k->stats, it, tasks);
+		break;
+	case TR_REPORT_CHROME:
+		tr_chrome_record(k->chrome, it, tasks);
 		break;
 	case TR_REPORT_TEXT:
-		print_record(k, comms, it);
+		print_record(k, tasks, it);
 		if (k->symbols)
 			tr_stacks_print(k->out, k->symbols, it);
 		break;
@@ -332,12 +283,16 @@ static void sink_lost(struct sink *k, const struct tr_item *it)
 		tr_json_lost(k->out, it);
 	else if (k->format == TR_REPORT_STATS)
 		tr_stats_lost(k->stats, it);
+	else if (k->format == TR_REPORT_CHROME)
+		tr_chrome_lost(k->chrome, it);
 }
 
-static void close_sink(struct sink *k, const struct comms *comms)
+static void close_sink(struct sink *k, const struct tr_tasks *tasks)
 {
 	if (k->stats)
-		tr_stats_print(k->stats, k->out, comm_of_tid, comms);
+		tr_stats_print(k->stats, k->out, tasks);
+	if (k->chrome)
+		tr_chrome_close(k->chrome, tasks);
 	tr_stats_free(k->stats);
 	if (k->folded)
 		tr_folded_print(k->folded, k->out);
@@ -349,7 +304,7 @@ static void close_sink(struct sink *k, const struct comms *comms)
 int tr_report(const struct tr_report_opts *o, FILE *out)
 {
 	struct filter f = { .o = o, .by_cpu = o->cpus != NULL };
-	struct comms comms = { NULL, 0, 0 };
+	struct tr_tasks tasks = { NULL, 0, 0 };
 	struct tr_trace *trace;
 	struct sink sink;
 	struct tr_item it;
@@ -367,11 +322,11 @@ int tr_report(const struct tr_report_opts *o, FILE *out)
 	}
 	err = open_sink(&sink, o, trace, out);
 	if (err) {
-		close_sink(&sink, &comms);
+		close_sink(&sink, &tasks);
 		tr_trace_close(trace);
 		return err == -EINVAL ? 2 : 1;
 	}
-	first_pass(&comms, sink.symbols, &f);
+	first_pass(&tasks, sink.symbols, &f);
 	while (tr_trace_next(trace, &it)) {
 		if (it.kind == TR_ITEM_PROBLEM) {
 			fprintf(stderr, "tracer %s: %s\n", o->command, it.problem);
@@ -380,7 +335,7 @@ int tr_report(const struct tr_report_opts *o, FILE *out)
 		}
 		/* Every record, shown or not, may name a task. */
 		if (it.kind == TR_ITEM_RECORD)
-			learn_comms(&comms, &it, true);
+			learn_comms(&tasks, &it, true);
 		if ((f.by_cpu && (it.cpu >= TR_MAX_CPUS || !f.cpus[it.cpu])) ||
 		    it.ts < f.start || it.ts > f.end)
 			continue;
@@ -391,10 +346,10 @@ int tr_report(const struct tr_report_opts *o, FILE *out)
 			continue;
 		}
 		if (class_wanted(&f, it.class) && task_wanted(o, it.record))
-			sink_record(&sink, &comms, &it);
+			sink_record(&sink, &tasks, &it);
 	}
-	close_sink(&sink, &comms);
+	close_sink(&sink, &tasks);
 	tr_trace_close(trace);
-	free(comms.slot);
+	tr_tasks_free(&tasks);
 	return damaged;
 }

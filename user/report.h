@@ -19,6 +19,7 @@ enum tr_report_format {
 	TR_REPORT_FOLDED,		/* --folded: the stacks folded, not the events */
 	TR_REPORT_JSONL,		/* a JSON object per event and per loss */
 	TR_REPORT_STATS,		/* --stats: counts (report_stats.h) */
+	TR_REPORT_CHROME,		/* the Trace Event Format (export_chrome.h) */
 };
 
 /* --start, --end: a time in the trace's clock, or after its first record. */

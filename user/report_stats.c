@@ -6,15 +6,7 @@
 #include "report_stats.h"
 #include "cpus.h"
 #include "trace.h"
-
-/* At least twice pid_max's largest value: a table at most half full. */
-#define MAX_TASK_SLOTS	(1u << 23)
-
-struct task_count {
-	__u32 key;			/* tid + 1; 0: a free slot */
-	__u32 pid;
-	__u64 count;
-};
+#include "report_tasks.h"
 
 struct tr_stats {
 	__u64 events, first, last;
@@ -23,52 +15,11 @@ struct tr_stats {
 	__u64 by_cpu[TR_MAX_CPUS];
 	__u64 lost_by_cpu[TR_MAX_CPUS];	/* events */
 	__u64 overwritten_by_cpu[TR_MAX_CPUS];	/* sub-buffers */
-	struct task_count *tasks;	/* open addressing, at most half full */
-	unsigned int size, used;
 };
 
 struct tr_stats *tr_stats_new(void)
 {
 	return calloc(1, sizeof(struct tr_stats));
-}
-
-static struct task_count *task_slot(struct task_count *tasks, unsigned int size, __u32 key)
-{
-	unsigned int i = key & (size - 1);
-
-	while (tasks[i].key && tasks[i].key != key)
-		i = (i + 1) & (size - 1);
-	return &tasks[i];
-}
-
-static int tasks_grow(struct tr_stats *s)
-{
-	unsigned int size = s->size ? 2 * s->size : 256, i;
-	struct task_count *bigger;
-
-	if (size > MAX_TASK_SLOTS || !(bigger = calloc(size, sizeof(*bigger))))
-		return -1;
-	for (i = 0; i < s->size; i++)
-		if (s->tasks[i].key)
-			*task_slot(bigger, size, s->tasks[i].key) = s->tasks[i];
-	free(s->tasks);
-	s->tasks = bigger;
-	s->size = size;
-	return 0;
-}
-
-static void count_task(struct tr_stats *s, __u32 tid, __u32 pid)
-{
-	struct task_count *slot;
-
-	if (2 * (s->used + 1) > s->size && tasks_grow(s))
-		return;
-	slot = task_slot(s->tasks, s->size, tid + 1);
-	if (!slot->key) {
-		*slot = (struct task_count) { tid + 1, pid, 0 };
-		s->used++;
-	}
-	slot->count++;
 }
 
 static void count_time(struct tr_stats *s, __u64 ts)
@@ -79,8 +30,9 @@ static void count_time(struct tr_stats *s, __u64 ts)
 		s->last = ts;
 }
 
-void tr_stats_record(struct tr_stats *s, const struct tr_item *it)
+void tr_stats_record(struct tr_stats *s, const struct tr_item *it, struct tr_tasks *tasks)
 {
+	struct tr_task *task = tr_tasks_get(tasks, it->record->tid);
 	__u32 id = it->record->id;
 
 	s->events++;
@@ -91,7 +43,10 @@ void tr_stats_record(struct tr_stats *s, const struct tr_item *it)
 	}
 	if (it->cpu < TR_MAX_CPUS)
 		s->by_cpu[it->cpu]++;
-	count_task(s, it->record->tid, it->record->pid);
+	if (task) {
+		task->events++;
+		task->pid = it->record->pid;
+	}
 }
 
 void tr_stats_lost(struct tr_stats *s, const struct tr_item *it)
@@ -145,25 +100,26 @@ static void print_events(const struct tr_stats *s, FILE *out)
 	free(rows);
 }
 
-static void print_tasks(const struct tr_stats *s, FILE *out,
-			const char *(*comm_of)(const void *ctx, __u32 tid), const void *ctx)
+/* Thread 0 is each CPU's idle task. */
+static void print_tasks(FILE *out, const struct tr_tasks *tasks)
 {
-	struct row *rows = calloc(s->used ? s->used : 1, sizeof(*rows));
+	struct row *rows = calloc(tasks->used ? tasks->used : 1, sizeof(*rows));
 	unsigned int i, n = 0;
 
 	if (!rows)
 		return;
-	for (i = 0; i < s->size; i++)
-		if (s->tasks[i].key)
-			rows[n++] = (struct row) { s->tasks[i].count, i };
+	for (i = 0; i < tasks->size; i++)
+		if (tasks->slot[i].events)
+			rows[n++] = (struct row) { tasks->slot[i].events, i };
 	qsort(rows, n, sizeof(*rows), by_count);
 	fprintf(out, "\n%12s  %s\n", "EVENTS", "TASK (COMM PID/TID)");
 	for (i = 0; i < n; i++) {
-		const struct task_count *t = &s->tasks[rows[i].key];
-		__u32 tid = t->key - 1;
+		const struct tr_task *t = &tasks->slot[rows[i].key];
+		__u32 tid = tr_task_tid(t);
+		const char *comm = tid ? t->comm : "swapper";
 
 		fprintf(out, t->pid == tid ? "%12llu  %s %u\n" : "%12llu  %s %u/%u\n",
-			(unsigned long long)t->count, comm_of(ctx, tid), t->pid, tid);
+			(unsigned long long)t->events, comm, t->pid, tid);
 	}
 	free(rows);
 }
@@ -180,8 +136,7 @@ static void print_cpus(const struct tr_stats *s, FILE *out)
 				(unsigned long long)s->overwritten_by_cpu[cpu], cpu);
 }
 
-void tr_stats_print(const struct tr_stats *s, FILE *out,
-		    const char *(*comm_of)(const void *ctx, __u32 tid), const void *ctx)
+void tr_stats_print(const struct tr_stats *s, FILE *out, const struct tr_tasks *tasks)
 {
 	__u64 lost = 0, overwritten = 0, span = s->last - s->first;
 	unsigned int cpu;
@@ -197,13 +152,11 @@ void tr_stats_print(const struct tr_stats *s, FILE *out,
 		(unsigned long long)(span % 1000000000), (unsigned long long)lost,
 		(unsigned long long)overwritten);
 	print_events(s, out);
-	print_tasks(s, out, comm_of, ctx);
+	print_tasks(out, tasks);
 	print_cpus(s, out);
 }
 
 void tr_stats_free(struct tr_stats *s)
 {
-	if (s)
-		free(s->tasks);
 	free(s);
 }

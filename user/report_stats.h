@@ -13,14 +13,15 @@
 
 struct tr_item;
 struct tr_stats;
+struct tr_tasks;
 
 /* NULL without memory. */
 struct tr_stats *tr_stats_new(void);
-void tr_stats_record(struct tr_stats *s, const struct tr_item *it);
+/* Counts a record, and into its task's entry of tasks. */
+void tr_stats_record(struct tr_stats *s, const struct tr_item *it, struct tr_tasks *tasks);
 void tr_stats_lost(struct tr_stats *s, const struct tr_item *it);
-/* The tables, tasks named by comm_of(ctx, tid). */
-void tr_stats_print(const struct tr_stats *s, FILE *out,
-		    const char *(*comm_of)(const void *ctx, __u32 tid), const void *ctx);
+/* The tables, with the tasks' counts and names from tasks. */
+void tr_stats_print(const struct tr_stats *s, FILE *out, const struct tr_tasks *tasks);
 void tr_stats_free(struct tr_stats *s);
 
 #endif /* TRACER_REPORT_STATS_H */

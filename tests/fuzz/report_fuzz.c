@@ -11,7 +11,8 @@
  *
  * The files are written into a private directory (on tmpfs when there is
  * one) and the whole report runs on it, printing into /dev/null: as text,
- * as export's JSON lines or as --stats, by the input's size.
+ * as export's JSON lines or Trace Event Format, or as --stats, by the
+ * input's size.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -36,6 +37,11 @@ static const struct { char letter; const char *name; } files[] = {
 	{ 'a', "rare_0" }, { 'b', "rare_1" },
 };
 #define NFILES	(sizeof(files) / sizeof(files[0]))
+
+/* report's sinks, and export's. */
+static const enum tr_report_format sinks[] = {
+	TR_REPORT_TEXT, TR_REPORT_JSONL, TR_REPORT_STATS, TR_REPORT_CHROME,
+};
 
 static char dir[64];
 static FILE *devnull;
@@ -114,7 +120,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			unlink(path);
 	}
 	/* Every sink: an input's size picks one, so each input runs once. */
-	opts.format = size % 3 == 1 ? TR_REPORT_JSONL : size % 3 == 2 ? TR_REPORT_STATS : TR_REPORT_TEXT;
+	opts.format = sinks[size % (sizeof(sinks) / sizeof(sinks[0]))];
 	tr_report(&opts, devnull);
 	return 0;
 }
