@@ -89,7 +89,8 @@ static const char usage_export[] =
 "  -o, --output FILE      where to write, replaced if it exists; - for standard output\n"
 "      --format FORMAT    text: report's lines; jsonl: a JSON object per event and per loss;\n"
 "                         chrome-json: the Trace Event Format (chrome://tracing, ui.perfetto.dev),\n"
-"                         with what ran on each CPU from sched:sched_switch\n"
+"                         with what ran on each CPU from sched:sched_switch; perfetto: Perfetto's\n"
+"                         protobuf trace (ui.perfetto.dev, trace_processor): CPU lanes, thread states\n"
 USAGE_SELECT;
 
 static const char usage_snapshot[] =
@@ -664,8 +665,10 @@ static int parse_format(const char *text, enum tr_report_format *format)
 		*format = TR_REPORT_JSONL;
 	else if (!strcmp(text, "chrome-json"))
 		*format = TR_REPORT_CHROME;
+	else if (!strcmp(text, "perfetto"))
+		*format = TR_REPORT_PERFETTO;
 	else
-		return refuse("--format", text, "must be text, jsonl or chrome-json");
+		return refuse("--format", text, "must be text, jsonl, chrome-json or perfetto");
 	return 0;
 }
 
@@ -737,7 +740,7 @@ static int cmd_export(int argc, char **argv)
 	if (err || trace_dir_argument(&o, argc, argv))
 		return 2;
 	if (!format || !output) {
-		fprintf(stderr, "%s: export needs --format (text, jsonl or chrome-json) and -o FILE (- for standard output)\n",
+		fprintf(stderr, "%s: export needs --format (text, jsonl, chrome-json or perfetto) and -o FILE (- for standard output)\n",
 			me);
 		return 2;
 	}

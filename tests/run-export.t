@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # tracer export: the events report shows, into a file, as text, JSON
-# lines or the Trace Event Format; and report --stats, the same events
-# counted.  The oracles: babeltrace2 reads the same trace (every event's
-# fields and context, as JSON says them), python3's json module reads
-# every line, and report itself for the text and the filters.  A full
-# disk is a tmpfs of this test's, a full device /dev/full.
+# lines, the Trace Event Format or Perfetto's protobuf trace; and report
+# --stats, the same events counted.  The oracles: babeltrace2 reads the
+# same trace (every event's fields and context, as JSON says them),
+# python3's json module reads every line, protoc decodes Perfetto's format
+# by its published field numbers, and report itself for the text and the
+# filters.  A full disk is a tmpfs of this test's, a full device /dev/full.
 set -u
 TEST_NAME=export
 . "$(dirname "$0")/lib.sh"
@@ -181,6 +182,79 @@ EOF
 }
 check "export --format chrome-json: slices as the switches say, never overlapping; records as instants" chrome_json
 
+# perfetto: protoc decodes the file by the field numbers Perfetto publishes
+# (tests/perfetto/trace_subset.proto); the switches are ftrace events in
+# their CPU's bundles with the fields and times the JSON lines export has,
+# the other records instant track events on their threads' described
+# tracks, and the workers are named in the process tree.
+perfetto() {
+	if ! command -v protoc >/dev/null; then
+		echo "# protoc is not installed (./setup installs protobuf-compiler)"
+		return 1
+	fi
+	"$TRACER" export --format perfetto -o "$work/s.pftrace" "$work/s" 2>"$work/s.pf.err" &&
+		[ ! -s "$work/s.pf.err" ] &&
+		protoc --proto_path="$(dirname "$0")/perfetto" --decode=perfetto.protos.Trace trace_subset.proto \
+			<"$work/s.pftrace" >"$work/s.pf.txt" 2>"$work/s.protoc.err" &&
+		[ ! -s "$work/s.protoc.err" ] || { diag "$work/s.pf.err" "$work/s.protoc.err"; return 1; }
+	python3 - "$work/s.pf.txt" "$work/s.jsonl" <<'EOF'
+import collections, json, re, sys
+
+def parse(lines):
+    node = collections.defaultdict(list)
+    for line in lines:
+        line = line.strip()
+        if line == "}":
+            return node
+        if line.endswith(" {"):
+            node[line[:-2]].append(parse(lines))
+        else:
+            key, value = line.split(": ", 1)
+            node[key].append(json.loads(value) if value.startswith('"') else
+                             int(value) if re.match(r"^-?\d+$", value) else value)
+    return node
+
+trace = parse(iter(open(sys.argv[1])))
+packets = trace["packet"]
+events = [json.loads(line) for line in open(sys.argv[2])]
+problems = []
+first = packets[0]
+if first["sequence_flags"] != [1] or first["trusted_packet_sequence_id"] != [1] or \
+        first["clock_snapshot"][0]["primary_trace_clock"] != [6]:
+    problems.append("no clock snapshot first")
+ours = collections.Counter()
+for p in packets:
+    for bundle in p["ftrace_events"]:
+        for e in bundle["event"]:
+            for s in e["sched_switch"]:
+                ours[(bundle["cpu"][0], e["timestamp"][0], e["pid"][0], s["prev_pid"][0],
+                      s["next_pid"][0], s["next_comm"][0], s["prev_state"][0])] += 1
+want = collections.Counter((e["cpu"], e["ts"], e["tid"], e["fields"]["prev_pid"], e["fields"]["next_pid"],
+                            e["fields"]["next_comm"], e["fields"]["prev_state"])
+                           for e in events if e["event"] == "sched:sched_switch")
+if not want or ours != want:
+    problems.append("%d switches in bundles, %d recorded" % (sum(ours.values()), sum(want.values())))
+tracks = {d["uuid"][0]: d["thread"][0] for p in packets for d in p["track_descriptor"]}
+instants = [(p["timestamp"][0], p["track_event"][0]) for p in packets if p["track_event"]]
+others = [e for e in events if e["event"] != "sched:sched_switch"]
+if [(ts, t["name"][0]) for ts, t in instants] != [(e["ts"], e["event"]) for e in others] or \
+        any(t["type"] != ["TYPE_INSTANT"] or tracks.get(t["track_uuid"][0], {}).get("tid") != [e["tid"]]
+            for (ts, t), e in zip(instants, others)):
+    problems.append("%d track events, %d other records" % (len(instants), len(others)))
+if any(t["debug_annotations"][0]["name"] != ["__syscall_nr"] for ts, t in instants):
+    problems.append("getppid's field is not annotated")
+threads = {t["tid"][0]: (t["name"][0], t["tgid"][0]) for p in packets for tree in p["process_tree"]
+           for t in tree["threads"]}
+workers = {(e["tid"], e["pid"]) for e in events if e["comm"] == "getppid_n"}
+if len(workers) != 2 or any(threads.get(tid) != ("getppid_n", pid) for tid, pid in workers):
+    problems.append("the workers %s are not in the process tree" % workers)
+for p in problems:
+    print("# " + p)
+sys.exit(1 if problems else 0)
+EOF
+}
+check "export --format perfetto: protoc reads it by Perfetto's field numbers; switches, instants, names" perfetto
+
 # report --stats against babeltrace2's event counts and report's own lines.
 stats_as_counted() {
 	"$TRACER" report --stats "$work/t" >"$work/t.stats" || return 1
@@ -249,9 +323,9 @@ check "-o /dev/full: the device is left alone, the failure said" \
 	refused 1 "^tracer export: writing /dev/full failed: No space left on device$" \
 	export --format text -o /dev/full "$work/t"
 check "--format is one export knows" \
-	refused 2 "^tracer export: --format 'xml': must be text, jsonl or chrome-json$" export --format xml -o "$out" "$work/t"
+	refused 2 "^tracer export: --format 'xml': must be text, jsonl, chrome-json or perfetto$" export --format xml -o "$out" "$work/t"
 check "export without -o is refused, saying what it needs" \
-	refused 2 "^tracer export: export needs --format \(text, jsonl or chrome-json\) and -o FILE \(- for standard output\)$" \
+	refused 2 "^tracer export: export needs --format \(text, jsonl, chrome-json or perfetto\) and -o FILE \(- for standard output\)$" \
 	export --format jsonl "$work/t"
 check "a bad --start is refused" \
 	refused 2 "^tracer export: --start '1.2.3': not a time" export --format jsonl --start 1.2.3 -o "$out" "$work/t"

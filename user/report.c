@@ -15,6 +15,7 @@
 #include "context.h"
 #include "export_json.h"
 #include "export_chrome.h"
+#include "export_perfetto.h"
 #include "report_stats.h"
 #include "report_tasks.h"
 
@@ -186,6 +187,7 @@ struct sink {
 	struct tr_folded *folded;
 	struct tr_stats *stats;
 	struct tr_chrome *chrome;
+	struct tr_perfetto *perfetto;
 };
 
 /* A record's context fields (record --context), as " {cgroup=1, uid=0}". */
@@ -239,6 +241,8 @@ static int open_sink(struct sink *k, const struct tr_report_opts *o, const struc
 		return (k->stats = tr_stats_new()) ? 0 : -ENOMEM;
 	if (o->format == TR_REPORT_CHROME)
 		return (k->chrome = tr_chrome_open(out)) ? 0 : -ENOMEM;
+	if (o->format == TR_REPORT_PERFETTO)
+		return (k->perfetto = tr_perfetto_open(out)) ? 0 : -ENOMEM;
 	if (!tr_trace_has_stacks(trace)) {
 		if (o->format == TR_REPORT_FOLDED)
 			fprintf(stderr, "tracer report: --folded: %s has no call stacks (record -g takes them)\n",
@@ -267,6 +271,9 @@ static void sink_record(struct sink *k, struct tr_tasks *tasks, const struct tr_
 	case TR_REPORT_CHROME:
 		tr_chrome_record(k->chrome, it, tasks);
 		break;
+	case TR_REPORT_PERFETTO:
+		tr_perfetto_record(k->perfetto, it, tasks);
+		break;
 	case TR_REPORT_TEXT:
 		print_record(k, tasks, it);
 		if (k->symbols)
@@ -285,20 +292,28 @@ static void sink_lost(struct sink *k, const struct tr_item *it)
 		tr_stats_lost(k->stats, it);
 	else if (k->format == TR_REPORT_CHROME)
 		tr_chrome_lost(k->chrome, it);
+	else if (k->format == TR_REPORT_PERFETTO)
+		tr_perfetto_lost(k->perfetto, it);
 }
 
-static void close_sink(struct sink *k, const struct tr_tasks *tasks)
+/* Writes what the sink kept for the end: 0, or -ENOMEM. */
+static int close_sink(struct sink *k, const struct tr_tasks *tasks)
 {
+	int err = 0;
+
 	if (k->stats)
 		tr_stats_print(k->stats, k->out, tasks);
 	if (k->chrome)
 		tr_chrome_close(k->chrome, tasks);
+	if (k->perfetto)
+		err = tr_perfetto_close(k->perfetto, tasks);
 	tr_stats_free(k->stats);
 	if (k->folded)
 		tr_folded_print(k->folded, k->out);
 	tr_folded_free(k->folded);
 	tr_symbols_close(k->symbols);
 	trace_seq_destroy(&k->seq);
+	return err;
 }
 
 int tr_report(const struct tr_report_opts *o, FILE *out)
@@ -348,7 +363,10 @@ int tr_report(const struct tr_report_opts *o, FILE *out)
 		if (class_wanted(&f, it.class) && task_wanted(o, it.record))
 			sink_record(&sink, &tasks, &it);
 	}
-	close_sink(&sink, &tasks);
+	if (close_sink(&sink, &tasks)) {
+		fprintf(stderr, "tracer %s: out of memory building the output\n", o->command);
+		damaged = 1;
+	}
 	tr_trace_close(trace);
 	tr_tasks_free(&tasks);
 	return damaged;

@@ -20,6 +20,7 @@ enum tr_report_format {
 	TR_REPORT_JSONL,		/* a JSON object per event and per loss */
 	TR_REPORT_STATS,		/* --stats: counts (report_stats.h) */
 	TR_REPORT_CHROME,		/* the Trace Event Format (export_chrome.h) */
+	TR_REPORT_PERFETTO,		/* Perfetto's protobuf trace (export_perfetto.h) */
 };
 
 /* --start, --end: a time in the trace's clock, or after its first record. */

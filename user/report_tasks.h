@@ -16,6 +16,7 @@ struct tr_task {
 	char comm[16];			/* "" until named */
 	__u64 events;			/* its records counted (report --stats) */
 	int cpu;			/* the CPU it runs on (export's slices), or -1 */
+	int track;			/* its track is described (export's perfetto) */
 };
 
 struct tr_tasks {

@@ -11,8 +11,8 @@
  *
  * The files are written into a private directory (on tmpfs when there is
  * one) and the whole report runs on it, printing into /dev/null: as text,
- * as export's JSON lines or Trace Event Format, or as --stats, by the
- * input's size.
+ * as export's JSON lines, Trace Event Format or Perfetto trace, or as
+ * --stats, by the input's size.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -40,7 +40,7 @@ static const struct { char letter; const char *name; } files[] = {
 
 /* report's sinks, and export's. */
 static const enum tr_report_format sinks[] = {
-	TR_REPORT_TEXT, TR_REPORT_JSONL, TR_REPORT_STATS, TR_REPORT_CHROME,
+	TR_REPORT_TEXT, TR_REPORT_JSONL, TR_REPORT_STATS, TR_REPORT_CHROME, TR_REPORT_PERFETTO,
 };
 
 static char dir[64];
