@@ -90,7 +90,8 @@ static const char usage_export[] =
 "      --format FORMAT    text: report's lines; jsonl: a JSON object per event and per loss;\n"
 "                         chrome-json: the Trace Event Format (chrome://tracing, ui.perfetto.dev),\n"
 "                         with what ran on each CPU from sched:sched_switch; perfetto: Perfetto's\n"
-"                         protobuf trace (ui.perfetto.dev, trace_processor): CPU lanes, thread states\n"
+"                         protobuf trace (ui.perfetto.dev, trace_processor): CPU lanes, thread states;\n"
+"                         ctf: a trace directory FILE of the selected events (report, babeltrace2)\n"
 USAGE_SELECT;
 
 static const char usage_snapshot[] =
@@ -667,8 +668,10 @@ static int parse_format(const char *text, enum tr_report_format *format)
 		*format = TR_REPORT_CHROME;
 	else if (!strcmp(text, "perfetto"))
 		*format = TR_REPORT_PERFETTO;
+	else if (!strcmp(text, "ctf"))
+		*format = TR_REPORT_CTF;
 	else
-		return refuse("--format", text, "must be text, jsonl, chrome-json or perfetto");
+		return refuse("--format", text, "must be text, jsonl, chrome-json, perfetto or ctf");
 	return 0;
 }
 
@@ -740,9 +743,13 @@ static int cmd_export(int argc, char **argv)
 	if (err || trace_dir_argument(&o, argc, argv))
 		return 2;
 	if (!format || !output) {
-		fprintf(stderr, "%s: export needs --format (text, jsonl, chrome-json or perfetto) and -o FILE (- for standard output)\n",
+		fprintf(stderr, "%s: export needs --format (text, jsonl, chrome-json, perfetto or ctf) and -o FILE (- for standard output)\n",
 			me);
 		return 2;
+	}
+	if (o.format == TR_REPORT_CTF) {
+		o.output_dir = output;
+		return tr_report(&o, stdout);
 	}
 	return export_into(&o, output);
 }

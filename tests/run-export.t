@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tracer export: the events report shows, into a file, as text, JSON
-# lines, the Trace Event Format or Perfetto's protobuf trace; and report
-# --stats, the same events counted.  The oracles: babeltrace2 reads the
+# lines, the Trace Event Format, Perfetto's protobuf trace or a CTF copy;
+# and report --stats, the same events counted.  The oracles: babeltrace2 reads the
 # same trace (every event's fields and context, as JSON says them),
 # python3's json module reads every line, protoc decodes Perfetto's format
 # by its published field numbers, and report itself for the text and the
@@ -290,22 +290,55 @@ EOF
 }
 check "report --stats: the span, and events by type (as babeltrace2 counts them), task and CPU" stats_as_counted
 
-# Buffers made too small for a flood: --stats counts what report's LOST lines say.
+# A flight recorder's 8 KiB buffers overwritten many times over by 20000
+# calls: --stats counts the sub-buffers report's LOST lines say are gone.
 stats_of_losses() {
-	"$TRACER" record -o "$work/lossy" --buffer-size 8K --subbuf-size 4K -e syscalls:sys_enter_getppid \
-		-- "$GETPPID" 20000 >/dev/null 2>"$work/lossy.log" &&
+	"$TRACER" record --flight-recorder -o "$work/fr" --buffer-size 8K --subbuf-size 4K \
+		-e syscalls:sys_enter_getppid -- "$GETPPID" 20000 >/dev/null 2>"$work/fr.log" &&
+		mv "$work/fr/snapshot-1" "$work/lossy" &&
 		"$TRACER" report "$work/lossy" >"$work/lossy.report" &&
-		"$TRACER" report --stats "$work/lossy" >"$work/lossy.stats" || { diag "$work/lossy.log"; return 1; }
-	local lost events
-	lost=$(awk '/: LOST [0-9]+ events/ { for (i = 1; i <= NF; i++) if ($i == "LOST") n += $(i + 1) } END { print n + 0 }' \
-		"$work/lossy.report")
+		"$TRACER" report --stats "$work/lossy" >"$work/lossy.stats" || { diag "$work/fr.log"; return 1; }
+	local gone events
+	gone=$(awk '/: LOST [0-9]+ sub-buffers overwritten/ { for (i = 1; i <= NF; i++) if ($i == "LOST") n += $(i + 1) }
+		END { print n + 0 }' "$work/lossy.report")
 	events=$(grep -c ' syscalls:sys_enter_getppid: ' "$work/lossy.report")
-	[ "$lost" -gt 0 ] && [ "$((lost + events))" -ge 20000 ] &&
-		head -n 1 "$work/lossy.stats" | grep -q "^$events events from .*, $lost lost, 0 sub-buffers overwritten$" &&
-		[ "$(awk '$NF ~ /^[0-9]+$/ && NF == 4 { n += $2 } END { print n + 0 }' "$work/lossy.stats")" = "$lost" ] ||
-		{ echo "# $events events, $lost lost in report"; diag "$work/lossy.stats"; return 1; }
+	[ "$gone" -gt 0 ] &&
+		head -n 1 "$work/lossy.stats" | grep -q "^$events events from .*, 0 lost, $gone sub-buffers overwritten$" &&
+		[ "$(awk '$NF ~ /^[0-9]+$/ && NF == 4 { n += $3 } END { print n + 0 }' "$work/lossy.stats")" = "$gone" ] ||
+		{ echo "# $events events, $gone sub-buffers overwritten in report"; diag "$work/lossy.stats"; return 1; }
 }
 check "report --stats: the losses report shows, in total and by CPU" stats_of_losses
+
+# ctf: a copy of the trace, whole, cut to a time window, and of a trace
+# with losses; report prints each as it prints the original with the same
+# selection, and babeltrace2 reads them.
+same_report() { # same_report COPY ORIGINAL [REPORT-ARGS...]: report of the copy is the original's
+	local copy=$1 original=$2
+	shift 2
+	"$TRACER" report "$copy" >"$copy.report" 2>"$copy.report.err" &&
+		"$TRACER" report "$@" "$original" >"$copy.want" 2>&1 &&
+		[ ! -s "$copy.report.err" ] && [ -s "$copy.want" ] && cmp -s "$copy.report" "$copy.want" &&
+		babeltrace2 "$copy" >"$copy.bt" 2>"$copy.bt.err" ||
+		{ echo "# $copy"; diff "$copy.want" "$copy.report" | head -n 5 | diag; diag "$copy.report.err" "$copy.bt.err"; return 1; }
+}
+
+ctf_copies() {
+	local start end
+	read -r start end < <(awk '/ syscalls:sys_enter_getppid: / { n++; sub(":", "", $4)
+		if (n == 50) s = $4; if (n == 150) { print s, $4; exit } }' "$work/t.report")
+	"$TRACER" export --format ctf -o "$work/whole" "$work/t" &&
+		"$TRACER" export --format ctf -o "$work/window" --start "$start" --end "$end" "$work/t" &&
+		"$TRACER" export --format ctf -o "$work/lossy.copy" "$work/lossy" || return 1
+	same_report "$work/whole" "$work/t" && same_report "$work/window" "$work/t" --start "$start" --end "$end" &&
+		same_report "$work/lossy.copy" "$work/lossy" &&
+		[ "$(grep -c ' syscalls:sys_enter_getppid: ' "$work/window.report")" = 101 ] &&
+		grep -q ': LOST [0-9]* sub-buffers overwritten' "$work/lossy.copy.report" ||
+		{ echo "# no 101 calls in the window, or no losses in the copy"; return 1; }
+}
+check "export --format ctf: whole, a time window, with losses; report and babeltrace2 read each copy" ctf_copies
+
+check "export --format ctf into a directory that exists is refused" \
+	refused 2 "^tracer export: .*$(literally "$work/whole").*" export --format ctf -o "$work/whole" "$work/t"
 
 # A disk that fills: the export says so, exits 1, and leaves no file cut short.
 full_disk() {
@@ -323,9 +356,9 @@ check "-o /dev/full: the device is left alone, the failure said" \
 	refused 1 "^tracer export: writing /dev/full failed: No space left on device$" \
 	export --format text -o /dev/full "$work/t"
 check "--format is one export knows" \
-	refused 2 "^tracer export: --format 'xml': must be text, jsonl, chrome-json or perfetto$" export --format xml -o "$out" "$work/t"
+	refused 2 "^tracer export: --format 'xml': must be text, jsonl, chrome-json, perfetto or ctf$" export --format xml -o "$out" "$work/t"
 check "export without -o is refused, saying what it needs" \
-	refused 2 "^tracer export: export needs --format \(text, jsonl, chrome-json or perfetto\) and -o FILE \(- for standard output\)$" \
+	refused 2 "^tracer export: export needs --format \(text, jsonl, chrome-json, perfetto or ctf\) and -o FILE \(- for standard output\)$" \
 	export --format jsonl "$work/t"
 check "a bad --start is refused" \
 	refused 2 "^tracer export: --start '1.2.3': not a time" export --format jsonl --start 1.2.3 -o "$out" "$work/t"

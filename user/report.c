@@ -16,6 +16,7 @@
 #include "export_json.h"
 #include "export_chrome.h"
 #include "export_perfetto.h"
+#include "export_ctf.h"
 #include "report_stats.h"
 #include "report_tasks.h"
 
@@ -107,6 +108,9 @@ static int class_wanted(const struct filter *f, const struct tr_trace_class *cla
 	for (i = 0; i < f->o->nevents; i++)
 		if (!fnmatch(f->o->events[i], full, 0) || !fnmatch(f->o->events[i], class->name, 0))
 			return 1;
+	/* A trace's copy keeps what names its tasks and their code. */
+	if (f->o->format == TR_REPORT_CTF)
+		return !f->o->nevents;
 	return !f->o->nevents && !is_task_state(class) && !is_vm_map(class);
 }
 
@@ -117,6 +121,16 @@ static void set_window(struct filter *f, __u64 first)
 
 	f->start = !start->given ? 0 : start->relative ? first + start->ns : start->ns;
 	f->end = !end->given ? ~0ull : end->relative ? first + end->ns : end->ns;
+}
+
+/*
+ * A trace's copy keeps what names its tasks and their code from outside
+ * its time window too: what came before it holds in it.
+ */
+static bool keeps_state(const struct filter *f, const struct tr_item *it)
+{
+	return f->o->format == TR_REPORT_CTF && it->kind == TR_ITEM_RECORD &&
+	       (is_task_state(it->class) || is_vm_map(it->class));
 }
 
 /*
@@ -188,6 +202,7 @@ struct sink {
 	struct tr_stats *stats;
 	struct tr_chrome *chrome;
 	struct tr_perfetto *perfetto;
+	struct tr_ctf_copy *copy;
 };
 
 /* A record's context fields (record --context), as " {cgroup=1, uid=0}". */
@@ -231,6 +246,18 @@ static void print_record(struct sink *k, const struct tr_tasks *tasks, const str
 	fputc('\n', out);
 }
 
+/* export --format ctf: the copy's directory, or why not (-EINVAL: one that exists). */
+static int open_copy(struct sink *k, const struct tr_report_opts *o, const struct tr_trace *trace)
+{
+	char why[1024];
+	int err = tr_ctf_copy_open(&k->copy, trace, o->output_dir, why, sizeof(why));
+
+	if (!err)
+		return 0;
+	fprintf(stderr, "tracer %s: %s\n", o->command, why);
+	return err == -EEXIST ? -EINVAL : err;
+}
+
 static int open_sink(struct sink *k, const struct tr_report_opts *o, const struct tr_trace *trace,
 		     FILE *out)
 {
@@ -243,6 +270,8 @@ static int open_sink(struct sink *k, const struct tr_report_opts *o, const struc
 		return (k->chrome = tr_chrome_open(out)) ? 0 : -ENOMEM;
 	if (o->format == TR_REPORT_PERFETTO)
 		return (k->perfetto = tr_perfetto_open(out)) ? 0 : -ENOMEM;
+	if (o->format == TR_REPORT_CTF)
+		return open_copy(k, o, trace);
 	if (!tr_trace_has_stacks(trace)) {
 		if (o->format == TR_REPORT_FOLDED)
 			fprintf(stderr, "tracer report: --folded: %s has no call stacks (record -g takes them)\n",
@@ -274,6 +303,9 @@ static void sink_record(struct sink *k, struct tr_tasks *tasks, const struct tr_
 	case TR_REPORT_PERFETTO:
 		tr_perfetto_record(k->perfetto, it, tasks);
 		break;
+	case TR_REPORT_CTF:
+		tr_ctf_copy_record(k->copy, it);
+		break;
 	case TR_REPORT_TEXT:
 		print_record(k, tasks, it);
 		if (k->symbols)
@@ -294,9 +326,11 @@ static void sink_lost(struct sink *k, const struct tr_item *it)
 		tr_chrome_lost(k->chrome, it);
 	else if (k->format == TR_REPORT_PERFETTO)
 		tr_perfetto_lost(k->perfetto, it);
+	else if (k->format == TR_REPORT_CTF)
+		tr_ctf_copy_lost(k->copy, it);
 }
 
-/* Writes what the sink kept for the end: 0, or -ENOMEM. */
+/* Writes what the sink kept for the end: 0, or -errno. */
 static int close_sink(struct sink *k, const struct tr_tasks *tasks)
 {
 	int err = 0;
@@ -307,6 +341,8 @@ static int close_sink(struct sink *k, const struct tr_tasks *tasks)
 		tr_chrome_close(k->chrome, tasks);
 	if (k->perfetto)
 		err = tr_perfetto_close(k->perfetto, tasks);
+	if (k->copy)
+		err = tr_ctf_copy_close(k->copy);
 	tr_stats_free(k->stats);
 	if (k->folded)
 		tr_folded_print(k->folded, k->out);
@@ -352,7 +388,7 @@ int tr_report(const struct tr_report_opts *o, FILE *out)
 		if (it.kind == TR_ITEM_RECORD)
 			learn_comms(&tasks, &it, true);
 		if ((f.by_cpu && (it.cpu >= TR_MAX_CPUS || !f.cpus[it.cpu])) ||
-		    it.ts < f.start || it.ts > f.end)
+		    ((it.ts < f.start || it.ts > f.end) && !keeps_state(&f, &it)))
 			continue;
 		/* Losses are a CPU's, not a task's or an event's. */
 		if (it.kind == TR_ITEM_LOST) {
@@ -363,8 +399,10 @@ int tr_report(const struct tr_report_opts *o, FILE *out)
 		if (class_wanted(&f, it.class) && task_wanted(o, it.record))
 			sink_record(&sink, &tasks, &it);
 	}
-	if (close_sink(&sink, &tasks)) {
-		fprintf(stderr, "tracer %s: out of memory building the output\n", o->command);
+	err = close_sink(&sink, &tasks);
+	if (err) {
+		fprintf(stderr, "tracer %s: writing %s failed: %s\n", o->command,
+			o->output_dir ? o->output_dir : "the output", strerror(-err));
 		damaged = 1;
 	}
 	tr_trace_close(trace);

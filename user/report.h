@@ -21,6 +21,7 @@ enum tr_report_format {
 	TR_REPORT_STATS,		/* --stats: counts (report_stats.h) */
 	TR_REPORT_CHROME,		/* the Trace Event Format (export_chrome.h) */
 	TR_REPORT_PERFETTO,		/* Perfetto's protobuf trace (export_perfetto.h) */
+	TR_REPORT_CTF,			/* a trace directory of the selected records (export_ctf.h) */
 };
 
 /* --start, --end: a time in the trace's clock, or after its first record. */
@@ -39,6 +40,7 @@ struct tr_report_opts {
 	const char *const *events;	/* --event GLOBs on system:name: any matches */
 	unsigned int nevents;		/* 0: every event */
 	enum tr_report_format format;
+	const char *output_dir;		/* TR_REPORT_CTF: the directory to create */
 	struct tr_report_time start, end;	/* only events in [start, end] */
 };
 

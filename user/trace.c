@@ -131,6 +131,19 @@ int tr_trace_open_meta(const struct tr_trace *t, const char *name)
 	return open_regular(t->meta_fd, name, &st);
 }
 
+int tr_trace_open_file(const struct tr_trace *t, const char *name)
+{
+	struct stat st;
+
+	return open_regular(t->dir_fd, name, &st);
+}
+
+const char *tr_trace_channel_name(const struct tr_trace *t, __u32 stream_id)
+{
+	return stream_id < TR_MAX_CHANNELS && t->channels[stream_id].used ?
+	       t->channels[stream_id].name : NULL;
+}
+
 int tr_trace_has_stacks(const struct tr_trace *t)
 {
 	return t->stacks;
@@ -683,7 +696,8 @@ static int packet_losses(struct stream *s, const struct tr_packet_header *h)
 	struct tr_item *lost = &s->lost_events;
 	int i;
 
-	*lost = (struct tr_item) { .kind = TR_ITEM_LOST, .cpu = s->cpu, .channel = s->channel_name,
+	*lost = (struct tr_item) { .kind = TR_ITEM_LOST, .cpu = s->cpu, .stream_id = s->channel,
+				   .channel = s->channel_name,
 				   .ts = h->timestamp_end };
 	since[0] = &lost->lost_full;
 	since[1] = &lost->lost_wrap;
@@ -700,7 +714,8 @@ static int packet_losses(struct stream *s, const struct tr_packet_header *h)
 	s->last_seq = h->packet_seq_num;
 	s->last_end = h->timestamp_end;
 	s->started = 1;
-	s->head = (struct tr_item) { .kind = TR_ITEM_LOST, .cpu = s->cpu, .channel = s->channel_name,
+	s->head = (struct tr_item) { .kind = TR_ITEM_LOST, .cpu = s->cpu, .stream_id = s->channel,
+				     .channel = s->channel_name,
 				     .ts = h->timestamp_begin, .lost_packets = gap };
 	return gap != 0;
 }
@@ -805,7 +820,8 @@ static int record_item(struct tr_trace *t, struct stream *s, const struct tr_eve
 				      "%s: record at offset %zu: event id %u has no usable format in .tracer/events; its records are skipped",
 				      s->name, offset, e->id);
 	}
-	s->head = (struct tr_item) { .kind = TR_ITEM_RECORD, .cpu = s->cpu, .ts = e->timestamp,
+	s->head = (struct tr_item) { .kind = TR_ITEM_RECORD, .cpu = s->cpu, .stream_id = s->channel,
+				     .ts = e->timestamp,
 				     .record = e, .class = class };
 	problem = payload_problem(class->tep, (const char *)(e + 1), e->size, &raw_end,
 				  why, sizeof(why));

@@ -39,6 +39,7 @@ enum tr_item_kind {
 struct tr_item {
 	enum tr_item_kind kind;
 	__u32 cpu;
+	__u32 stream_id;			/* records and losses: their channel's */
 	__u64 ts;
 	/* TR_ITEM_RECORD: every field of its format lies inside the payload */
 	const struct tr_event_header *record;
@@ -79,6 +80,11 @@ static inline __u64 tr_item_frame(const struct tr_item *item, unsigned int i)
 
 /* Whether the trace's records carry call stacks (record -g). */
 int tr_trace_has_stacks(const struct tr_trace *trace);
+
+/* A file at the top of the trace (metadata), for reading: as tr_trace_open_meta(). */
+int tr_trace_open_file(const struct tr_trace *trace, const char *name);
+/* The name of channel stream_id (CTF stream class), or NULL. */
+const char *tr_trace_channel_name(const struct tr_trace *trace, __u32 stream_id);
 
 /* The context fields every tracepoint record of the trace carries (record --context): names, number. */
 #define TR_MAX_CONTEXT		16

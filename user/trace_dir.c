@@ -349,15 +349,21 @@ FILE *tr_trace_dir_metadata(const struct tr_trace_dir *d)
 	return create_stream(d, d->fd, METADATA);
 }
 
+int tr_trace_dir_stream_file(const struct tr_trace_dir *d, const char *channel, unsigned int cpu)
+{
+	char name[TR_CHANNEL_NAME_MAX + 16];
+
+	snprintf(name, sizeof(name), "%s_%u", channel, cpu);
+	return create_file(d, d->fd, name);
+}
+
 int tr_trace_dir_open_streams(const struct tr_trace_dir *d, const char *const *channels,
 			      unsigned int nchannels, unsigned int ncpu, int *fd)
 {
-	char name[TR_CHANNEL_NAME_MAX + 16];
 	unsigned int i;
 
 	for (i = 0; i < nchannels * ncpu; i++) {
-		snprintf(name, sizeof(name), "%s_%u", channels[i / ncpu], i % ncpu);
-		fd[i] = create_file(d, d->fd, name);
+		fd[i] = tr_trace_dir_stream_file(d, channels[i / ncpu], i % ncpu);
 		if (fd[i] < 0)
 			return fd[i];
 	}

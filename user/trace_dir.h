@@ -41,6 +41,9 @@ int tr_trace_dir_create(struct tr_trace_dir *d, const char *path, int replace,
 /* The CTF metadata file, created for writing. */
 FILE *tr_trace_dir_metadata(const struct tr_trace_dir *d);
 
+/* The stream file CHANNEL_CPU, created for writing: a descriptor, or -errno. */
+int tr_trace_dir_stream_file(const struct tr_trace_dir *d, const char *channel, unsigned int cpu);
+
 /*
  * A stream file CHANNEL_CPU for every channel and CPU, into
  * fd[channel * ncpu + cpu].  0 or -errno.

@@ -38,7 +38,10 @@ static const struct { char letter; const char *name; } files[] = {
 };
 #define NFILES	(sizeof(files) / sizeof(files[0]))
 
-/* report's sinks, and export's. */
+/*
+ * report's sinks, and export's but the CTF copy: it writes a directory,
+ * of records the reader has already checked.
+ */
 static const enum tr_report_format sinks[] = {
 	TR_REPORT_TEXT, TR_REPORT_JSONL, TR_REPORT_STATS, TR_REPORT_CHROME, TR_REPORT_PERFETTO,
 };
