@@ -747,6 +747,7 @@ static int cmd_export(int argc, char **argv)
 			me);
 		return 2;
 	}
+	o.progress = isatty(STDERR_FILENO);
 	if (o.format == TR_REPORT_CTF) {
 		o.output_dir = output;
 		return tr_report(&o, stdout);

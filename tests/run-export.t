@@ -340,6 +340,15 @@ check "export --format ctf: whole, a time window, with losses; report and babelt
 check "export --format ctf into a directory that exists is refused" \
 	refused 2 "^tracer export: .*$(literally "$work/whole").*" export --format ctf -o "$work/whole" "$work/t"
 
+# On a terminal (script gives it one) export says what it did; on a pipe
+# nothing (exported() checks every other export's stderr is empty).
+progress_on_terminal() {
+	script -qec "$TRACER export --format text -o $work/tty.txt $work/t" /dev/null >"$work/tty.out" &&
+		grep -q "tracer export: [0-9]* records in [0-9.]* s" "$work/tty.out" && cmp -s "$work/tty.txt" "$work/t.txt" ||
+		{ diag "$work/tty.out"; return 1; }
+}
+check "export on a terminal says how many records it wrote and how fast" progress_on_terminal
+
 # A disk that fills: the export says so, exits 1, and leaves no file cut short.
 full_disk() {
 	mkdir "$work/small" && mount -t tmpfs -o size=16k tracer-export-test "$work/small" || return 1

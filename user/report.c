@@ -5,6 +5,7 @@
 #include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <event-parse.h>
 
@@ -82,6 +83,7 @@ struct filter {
 	__u8 cpus[TR_MAX_CPUS];
 	int by_cpu;
 	__u64 start, end;		/* the time window, once the first record is known */
+	__u64 items;			/* records and losses in the trace */
 	const struct tr_report_opts *o;
 };
 
@@ -152,6 +154,7 @@ static void first_pass(struct tr_tasks *c, struct tr_symbols *symbols, struct fi
 	while (tr_trace_next(trace, &it)) {
 		if (it.kind != TR_ITEM_PROBLEM && !first)
 			first = it.ts;
+		f->items += it.kind != TR_ITEM_PROBLEM;
 		if (it.kind == TR_ITEM_RECORD && is_task_state(it.class))
 			learn_comms(c, &it, false);
 		if (symbols)
@@ -159,6 +162,44 @@ static void first_pass(struct tr_tasks *c, struct tr_symbols *symbols, struct fi
 	}
 	set_window(f, first);
 	tr_trace_close(trace);
+}
+
+/* export on a terminal: how far it is, twice a second at most, and what it did. */
+struct progress {
+	const char *command;
+	__u64 done, total;
+	double begin, last;		/* s */
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void progress_step(struct progress *p)
+{
+	double now, rate;
+
+	if (!p->command || ++p->done % 4096)
+		return;
+	now = now_s();
+	if (now - p->last < 0.5)
+		return;
+	p->last = now;
+	rate = p->done / (now - p->begin);
+	fprintf(stderr, "\rtracer %s: %llu of %llu records (%.2f M/s, %.0f s left)\033[K",
+		p->command, (unsigned long long)p->done, (unsigned long long)p->total, rate / 1e6,
+		p->total > p->done ? (p->total - p->done) / rate : 0.0);
+}
+
+static void progress_end(const struct progress *p)
+{
+	if (p->command)
+		fprintf(stderr, "\rtracer %s: %llu records in %.2f s\033[K\n", p->command,
+			(unsigned long long)p->done, now_s() - p->begin);
 }
 
 static bool task_wanted(const struct tr_report_opts *o, const struct tr_event_header *e)
@@ -356,6 +397,7 @@ int tr_report(const struct tr_report_opts *o, FILE *out)
 {
 	struct filter f = { .o = o, .by_cpu = o->cpus != NULL };
 	struct tr_tasks tasks = { NULL, 0, 0 };
+	struct progress progress;
 	struct tr_trace *trace;
 	struct sink sink;
 	struct tr_item it;
@@ -378,7 +420,9 @@ int tr_report(const struct tr_report_opts *o, FILE *out)
 		return err == -EINVAL ? 2 : 1;
 	}
 	first_pass(&tasks, sink.symbols, &f);
+	progress = (struct progress) { o->progress ? o->command : NULL, 0, f.items, now_s(), now_s() };
 	while (tr_trace_next(trace, &it)) {
+		progress_step(&progress);
 		if (it.kind == TR_ITEM_PROBLEM) {
 			fprintf(stderr, "tracer %s: %s\n", o->command, it.problem);
 			damaged = 1;
@@ -400,6 +444,7 @@ int tr_report(const struct tr_report_opts *o, FILE *out)
 			sink_record(&sink, &tasks, &it);
 	}
 	err = close_sink(&sink, &tasks);
+	progress_end(&progress);
 	if (err) {
 		fprintf(stderr, "tracer %s: writing %s failed: %s\n", o->command,
 			o->output_dir ? o->output_dir : "the output", strerror(-err));

@@ -41,6 +41,7 @@ struct tr_report_opts {
 	unsigned int nevents;		/* 0: every event */
 	enum tr_report_format format;
 	const char *output_dir;		/* TR_REPORT_CTF: the directory to create */
+	int progress;			/* how far it is, on stderr (a terminal) */
 	struct tr_report_time start, end;	/* only events in [start, end] */
 };
 
