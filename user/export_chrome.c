@@ -71,19 +71,10 @@ static void end_slice(struct tr_chrome *c, unsigned int cpu, __u64 ts, struct tr
 		l->tid);
 }
 
-static __u64 number(const struct tr_item *it, const char *name)
-{
-	struct tep_format_field *f = tep_find_field(it->class->tep, name);
-	unsigned long long value;
-
-	return f && !tep_read_number_field(f, it->payload, &value) ? value : 0;
-}
-
 /* sched_switch on it->cpu: the slice that ends, the one that begins. */
 static void switched(struct tr_chrome *c, const struct tr_item *it, struct tr_tasks *tasks)
 {
-	struct tep_record rec = { .data = (void *)it->payload, .size = it->record->size };
-	__u32 next = number(it, "next_pid");
+	__u32 next = tr_item_number(it, "next_pid");
 	struct lane *l = &c->lanes[it->cpu];
 	struct tr_task *task = next ? tr_tasks_get(tasks, next) : NULL;
 	const char *comm;
@@ -94,7 +85,7 @@ static void switched(struct tr_chrome *c, const struct tr_item *it, struct tr_ta
 	if (task && task->cpu >= 0 && task->cpu != (int)it->cpu &&
 	    c->lanes[task->cpu].open && c->lanes[task->cpu].tid == next)
 		end_slice(c, task->cpu, it->ts, tasks);
-	comm = tep_get_field_raw(NULL, it->class->tep, "next_comm", &rec, &len, 0);
+	comm = tr_item_field(it, "next_comm", &len);
 	*l = (struct lane) { .open = 1, .used = 1, .tid = next, .since = it->ts };
 	if (comm && len > 0)
 		memcpy(l->comm, comm, (size_t)len < sizeof(l->comm) - 1 ? (size_t)len : sizeof(l->comm) - 1);

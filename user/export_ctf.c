@@ -58,8 +58,12 @@ static int copy_meta(struct tr_ctf_copy *c)
 	FILE *out = fd < 0 ? NULL : tr_trace_dir_metadata(&c->dir);
 	unsigned int i;
 
-	if (!out)
-		return fd < 0 ? fd : -errno;
+	if (!out) {
+		err = fd < 0 ? fd : -errno;
+		if (fd >= 0)
+			close(fd);
+		return err;
+	}
 	err = copy_file(fd, out);
 	for (i = 0; i < sizeof(meta) / sizeof(meta[0]) && !err; i++) {
 		fd = tr_trace_open_meta(c->trace, meta[i]);

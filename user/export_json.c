@@ -58,11 +58,9 @@ static void json_array(FILE *out, const unsigned char *data, unsigned int len,
 /* Every field of a record lies inside its payload (trace.h). */
 static void json_field(FILE *out, const struct tr_item *it, struct tep_format_field *f)
 {
-	struct tep_record rec = { .data = (void *)it->payload, .size = it->record->size };
-	const unsigned char *data;
-	int len = 0;
+	int len;
+	const unsigned char *data = tr_item_field(it, f->name, &len);
 
-	data = tep_get_field_raw(NULL, it->class->tep, f->name, &rec, &len, 0);
 	if (!data || len < 0)
 		fputs("null", out);
 	else if ((f->flags & TEP_FIELD_IS_ARRAY) && tr_ctf_is_text(f))

@@ -162,11 +162,9 @@ static int field_integer(const struct tr_item *it, struct tep_format_field *f, _
 /* A text field's bytes (up to its first NUL, or its length). */
 static const char *field_text(const struct tr_item *it, struct tep_format_field *f, int *len)
 {
-	struct tep_record rec = { .data = (void *)it->payload, .size = it->record->size };
-
 	if (!(f->flags & TEP_FIELD_IS_ARRAY) || !tr_ctf_is_text(f))
 		return NULL;
-	return tep_get_field_raw(NULL, it->class->tep, f->name, &rec, len, 0);
+	return tr_item_field(it, f->name, len);
 }
 
 /* One field of the record, as field number: an integer or text, as the format has it. */

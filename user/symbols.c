@@ -193,46 +193,36 @@ static int grow(void **array, unsigned int count, unsigned int *room, size_t siz
 	return 0;
 }
 
-/* Field name of a record as a number; 0 if it has none. */
-static __u64 number(const struct tr_item *it, const char *name)
-{
-	struct tep_format_field *f = tep_find_field(it->class->tep, name);
-	unsigned long long value;
-
-	return f && !tep_read_number_field(f, it->payload, &value) ? value : 0;
-}
-
 static void learn_mapping(struct tr_symbols *s, const struct tr_item *it)
 {
-	struct tep_record rec = { .data = (void *)it->payload, .size = it->record->size };
 	char path[TR_VM_PATH_MAX];
 	struct file *file;
 	const char *raw;
 	int len = 0;
 
-	raw = tep_get_field_raw(NULL, it->class->tep, "path", &rec, &len, 0);
-	if (!raw || len <= 0 || number(it, "start") >= number(it, "end"))
+	raw = tr_item_field(it, "path", &len);
+	if (!raw || len <= 0 || tr_item_number(it, "start") >= tr_item_number(it, "end"))
 		return;
 	snprintf(path, sizeof(path), "%.*s", len, raw);
 	file = file_named(s, path);
 	if (!file || grow((void **)&s->maps, s->nmaps, &s->maps_room, sizeof(*s->maps), MAX_MAPS))
 		return;
 	s->maps[s->nmaps++] = (struct mapping) {
-		.pid = number(it, "pid"), .reason = number(it, "reason"),
-		.start = number(it, "start"), .end = number(it, "end"),
-		.offset = number(it, "offset"), .made = it->ts, .file = file,
+		.pid = tr_item_number(it, "pid"), .reason = tr_item_number(it, "reason"),
+		.start = tr_item_number(it, "start"), .end = tr_item_number(it, "end"),
+		.offset = tr_item_number(it, "offset"), .made = it->ts, .file = file,
 	};
 }
 
 static void learn_parent(struct tr_symbols *s, const struct tr_item *it)
 {
-	__u32 pid = number(it, "pid");
+	__u32 pid = tr_item_number(it, "pid");
 
-	if (number(it, "reason") != TR_TASK_NEW || pid != number(it, "tgid") ||
+	if (tr_item_number(it, "reason") != TR_TASK_NEW || pid != tr_item_number(it, "tgid") ||
 	    grow((void **)&s->parents, s->nparents, &s->parents_room, sizeof(*s->parents),
 		 MAX_MAPS))
 		return;
-	s->parents[s->nparents++] = (struct parent) { pid, number(it, "ppid") };
+	s->parents[s->nparents++] = (struct parent) { pid, tr_item_number(it, "ppid") };
 }
 
 void tr_symbols_learn(struct tr_symbols *s, const struct tr_item *it)

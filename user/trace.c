@@ -131,6 +131,22 @@ int tr_trace_open_meta(const struct tr_trace *t, const char *name)
 	return open_regular(t->meta_fd, name, &st);
 }
 
+__u64 tr_item_number(const struct tr_item *item, const char *name)
+{
+	struct tep_format_field *f = tep_find_field(item->class->tep, name);
+	unsigned long long value;
+
+	return f && !tep_read_number_field(f, item->payload, &value) ? value : 0;
+}
+
+const void *tr_item_field(const struct tr_item *item, const char *name, int *len)
+{
+	struct tep_record rec = { .data = (void *)item->payload, .size = item->record->size };
+
+	*len = 0;
+	return tep_get_field_raw(NULL, item->class->tep, name, &rec, len, 0);
+}
+
 int tr_trace_open_file(const struct tr_trace *t, const char *name)
 {
 	struct stat st;

@@ -69,6 +69,14 @@ int tr_trace_open(struct tr_trace **trace, const char *dir, char *why, size_t wh
  */
 int tr_trace_next(struct tr_trace *trace, struct tr_item *item);
 
+/*
+ * Field name of a record, by its format (every field lies inside the
+ * payload): as a number, 0 if it has none; or its bytes and their
+ * number (a __data_loc field's data), NULL if it has none.
+ */
+__u64 tr_item_number(const struct tr_item *item, const char *name);
+const void *tr_item_field(const struct tr_item *item, const char *name, int *len);
+
 /* Frame i of a record's stacks: the kernel's first, innermost first, then the user's. */
 static inline __u64 tr_item_frame(const struct tr_item *item, unsigned int i)
 {
