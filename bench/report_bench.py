@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-"""Workload 5: reading a trace.  `tracer report` and babeltrace2 on the
-same trace (the one the build workload recorded in discard mode), both
-printing text to /dev/null, interleaved over rounds; babeltrace2 with its
+"""Workload 5: reading a trace.  `tracer report`, `tracer export --format
+jsonl` and babeltrace2 on the same trace (the one the build workload
+recorded in discard mode), all writing to /dev/null, interleaved over rounds; babeltrace2 with its
 dummy sink shows what decoding alone costs (bench/README.md)."""
 
 import os
@@ -13,6 +13,8 @@ from benchlib import Child, row, run_quiet
 def readers(tracer, trace):
     return {
         "tracer-report": ("**tracer report** (text)", [tracer, "report", trace]),
+        "tracer-jsonl": ("**tracer export --format jsonl**",
+                         [tracer, "export", trace, "--format", "jsonl", "-o", os.devnull]),
         "babeltrace2": ("babeltrace2 (text)", ["babeltrace2", trace]),
         "babeltrace2-dummy": ("babeltrace2 -o dummy (decode only, no text)",
                               ["babeltrace2", "-o", "dummy", trace]),

@@ -10,6 +10,7 @@
 #include <event-parse.h>
 
 #include "report.h"
+#include "print_fields.h"
 #include "stacks.h"
 #include "trace.h"
 #include "cpus.h"
@@ -46,27 +47,75 @@ static struct tep_record record_of(const struct tr_item *it)
 }
 
 /*
+ * What the report works out once per event class, found by its id (the
+ * same in both passes, which open the trace apart).
+ */
+struct class_memo {
+	struct tr_field_plan *plan;	/* its fields' printing plan, or NULL */
+	__u8 planned;			/* the plan was tried */
+	__s8 wanted;			/* class_wanted(), or -1: not worked out yet */
+	__s8 names_tasks;		/* has a comm and pid pair, or -1: not worked out yet */
+};
+
+struct class_memos {
+	struct class_memo *by_id;
+	unsigned int n;
+};
+
+/* The memo of it's class, or NULL (no memory: it is worked out each time). */
+static struct class_memo *memo_of(struct class_memos *m, const struct tr_item *it)
+{
+	__u32 id = it->record->id;
+
+	if (id >= m->n) {
+		unsigned int n = id + 64, i;
+		struct class_memo *by_id = realloc(m->by_id, n * sizeof(*by_id));
+
+		if (!by_id)
+			return NULL;
+		for (i = m->n; i < n; i++)
+			by_id[i] = (struct class_memo) { .wanted = -1, .names_tasks = -1 };
+		m->by_id = by_id;
+		m->n = n;
+	}
+	return &m->by_id[id];
+}
+
+static void memos_free(struct class_memos *m)
+{
+	while (m->n)
+		tr_field_plan_free(m->by_id[--m->n].plan);
+	free(m->by_id);
+}
+
+/*
  * Events that name tasks teach the report their command names.  Every
  * field of a record lies inside it (trace.h), so reading them is safe.
  */
-static void learn_comms(struct tr_tasks *c, const struct tr_item *it, bool replace)
+static void learn_comms(struct tr_tasks *c, struct class_memos *memos, const struct tr_item *it,
+			bool replace)
 {
+	struct class_memo *memo = memo_of(memos, it);
 	struct tep_event *ev = it->class->tep;
 	struct tep_record record = record_of(it), *rec = &record;
 	static const char *const pairs[][2] = {
 		{ "prev_comm", "prev_pid" }, { "next_comm", "next_pid" },
 		{ "comm", "pid" }, { "newcomm", "pid" },
 	};
-	unsigned int i;
+	unsigned int i, pairs_found = 0;
 
+	if (memo && !memo->names_tasks)
+		return;
 	for (i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
 		struct tep_format_field *pid = tep_find_field(ev, pairs[i][1]);
 		unsigned long long value;
 		const char *name;
 		int len = 0;
 
-		if (!pid || !tep_find_field(ev, pairs[i][0]) ||
-		    tep_read_number_field(pid, rec->data, &value) || !value)
+		if (!pid || !tep_find_field(ev, pairs[i][0]))
+			continue;
+		pairs_found++;
+		if (tep_read_number_field(pid, rec->data, &value) || !value)
 			continue;
 		/* Fixed char arrays and __data_loc strings alike. */
 		name = tep_get_field_raw(NULL, ev, pairs[i][0], rec, &len, 0);
@@ -77,6 +126,8 @@ static void learn_comms(struct tr_tasks *c, const struct tr_item *it, bool repla
 			comm_set(c, value, comm, replace);
 		}
 	}
+	if (memo)
+		memo->names_tasks = pairs_found > 0;
 }
 
 struct filter {
@@ -85,6 +136,7 @@ struct filter {
 	__u64 start, end;		/* the time window, once the first record is known */
 	__u64 items;			/* records and losses in the trace */
 	const struct tr_report_opts *o;
+	struct class_memos memos;
 };
 
 static bool is_task_state(const struct tr_trace_class *class)
@@ -101,7 +153,7 @@ static bool is_vm_map(const struct tr_trace_class *class)
  * Without --event every event but the task names and the mappings (as
  * perf script hides its task and mmap events).
  */
-static int class_wanted(const struct filter *f, const struct tr_trace_class *class)
+static int class_wanted_by_name(const struct filter *f, const struct tr_trace_class *class)
 {
 	char full[512];
 	unsigned int i;
@@ -114,6 +166,17 @@ static int class_wanted(const struct filter *f, const struct tr_trace_class *cla
 	if (f->o->format == TR_REPORT_CTF)
 		return !f->o->nevents;
 	return !f->o->nevents && !is_task_state(class) && !is_vm_map(class);
+}
+
+static int class_wanted(struct filter *f, const struct tr_item *it)
+{
+	struct class_memo *memo = memo_of(&f->memos, it);
+
+	if (!memo)
+		return class_wanted_by_name(f, it->class);
+	if (memo->wanted < 0)
+		memo->wanted = class_wanted_by_name(f, it->class);
+	return memo->wanted;
 }
 
 /* --start and --end, the relative ones counted from the first record's time. */
@@ -156,7 +219,7 @@ static void first_pass(struct tr_tasks *c, struct tr_symbols *symbols, struct fi
 			first = it.ts;
 		f->items += it.kind != TR_ITEM_PROBLEM;
 		if (it.kind == TR_ITEM_RECORD && is_task_state(it.class))
-			learn_comms(c, &it, false);
+			learn_comms(c, &f->memos, &it, false);
 		if (symbols)
 			tr_symbols_learn(symbols, &it);
 	}
@@ -236,6 +299,8 @@ struct sink {
 	FILE *out;
 	enum tr_report_format format;
 	struct trace_seq seq;
+	struct tr_line line;		/* the text line being built */
+	struct class_memos *memos;	/* the report's, for the fields' printing plans */
 	const char *const *context;	/* the names of its context fields */
 	unsigned int ncontext;
 	struct tr_symbols *symbols;	/* text or folded stacks of a trace with stacks */
@@ -264,27 +329,119 @@ static void print_context(const struct sink *k, const struct tr_item *it)
 	fputc('}', k->out);
 }
 
+/* The plan for the fields of it's class, made on its first record; NULL: none. */
+static const struct tr_field_plan *plan_of(struct sink *k, const struct tr_item *it)
+{
+	struct class_memo *memo = memo_of(k->memos, it);
+
+	if (memo && !memo->planned) {
+		memo->plan = tr_field_plan_new(it->class->tep);
+		memo->planned = 1;
+	}
+	return memo ? memo->plan : NULL;
+}
+
+static char *put_string(char *p, const char *s, size_t n)
+{
+	memcpy(p, s, n);
+	return p + n;
+}
+
+/* s right-aligned in width columns, as "%*s" puts it. */
+static char *put_right(char *p, const char *s, unsigned int width)
+{
+	size_t n = strlen(s);
+
+	if (n < width) {
+		memset(p, ' ', width - n);
+		p += width - n;
+	}
+	return put_string(p, s, n);
+}
+
+/* v in decimal, at least width digits with zeros or spaces before them. */
+static char *put_decimal(char *p, unsigned long long v, unsigned int width, char pad)
+{
+	char digits[24];
+	unsigned int n = 0;
+
+	do {
+		digits[n++] = '0' + v % 10;
+		v /= 10;
+	} while (v);
+	for (; width > n; width--)
+		*p++ = pad;
+	while (n)
+		*p++ = digits[--n];
+	return p;
+}
+
+/*
+ * "%16s %7s [%03u] %5llu.%09llu: %s:%s: " of a record's line, into
+ * k->line: 0, or -1 (out of memory).
+ */
+static int put_prefix(struct sink *k, const struct tr_tasks *tasks, const struct tr_item *it)
+{
+	const char *comm = comm_of(tasks, it);
+	struct tr_line *line = &k->line;
+	__u32 pid = it->record->pid, tid = it->record->tid;
+	char who[24], *p;
+
+	p = put_decimal(who, pid, 0, ' ');
+	if (pid != tid)
+		p = put_decimal(put_string(p, "/", 1), tid, 0, ' ');
+	*p = 0;
+	line->len = 0;
+	if (tr_line_reserve(line, strlen(comm) + strlen(it->class->system) +
+			    strlen(it->class->name) + 96))
+		return -1;
+	p = put_right(line->buf, comm, 16);
+	*p++ = ' ';
+	p = put_right(p, who, 7);
+	p = put_string(p, " [", 2);
+	p = put_decimal(p, it->cpu, 3, '0');
+	p = put_string(p, "] ", 2);
+	p = put_decimal(p, it->ts / 1000000000ull, 5, ' ');
+	*p++ = '.';
+	p = put_decimal(p, it->ts % 1000000000ull, 9, '0');
+	p = put_string(p, ": ", 2);
+	p = put_string(p, it->class->system, strlen(it->class->system));
+	*p++ = ':';
+	p = put_string(p, it->class->name, strlen(it->class->name));
+	p = put_string(p, ": ", 2);
+	line->len = p - line->buf;
+	return 0;
+}
+
+/* The line's fields as libtraceevent's tep_print_fields() prints them. */
+static int put_fields(struct sink *k, const struct tr_item *it)
+{
+	const struct tr_field_plan *plan = plan_of(k, it);
+	struct tep_record rec = record_of(it);
+	struct trace_seq *seq = &k->seq;
+
+	if (plan)
+		return tr_field_plan_print(plan, rec.data, rec.size, &k->line);
+	trace_seq_reset(seq);
+	tep_print_fields(seq, rec.data, rec.size, it->class->tep);
+	trace_seq_terminate(seq);
+	if (tr_line_reserve(&k->line, seq->len))
+		return -1;
+	memcpy(k->line.buf + k->line.len, seq->buffer, seq->len);
+	k->line.len += seq->len;
+	return 0;
+}
+
 static void print_record(struct sink *k, const struct tr_tasks *tasks, const struct tr_item *it)
 {
-	struct trace_seq *seq = &k->seq;
-	FILE *out = k->out;
-	struct tep_record rec = record_of(it);
-	struct tep_event *ev = it->class->tep;
-	__u32 pid = it->record->pid, tid = it->record->tid;
-	char who[24];
-
-	if (pid == tid)
-		snprintf(who, sizeof(who), "%u", tid);
-	else
-		snprintf(who, sizeof(who), "%u/%u", pid, tid);
-	trace_seq_reset(seq);
-	tep_print_fields(seq, rec.data, rec.size, ev);
-	trace_seq_terminate(seq);
-	fprintf(out, "%16s %7s [%03u] %5llu.%09llu: %s:%s: %s", comm_of(tasks, it),
-		who, it->cpu, it->ts / 1000000000ull, it->ts % 1000000000ull,
-		it->class->system, it->class->name, seq->buffer);
+	if (put_prefix(k, tasks, it) || put_fields(k, it)) {
+		fprintf(k->out, "(no memory to print a record of %s:%s)", it->class->system,
+			it->class->name);
+	} else {
+		fwrite_unlocked(k->line.buf, 1, k->line.len, k->out);
+	}
 	print_context(k, it);
-	fputc('\n', out);
+	fputc_unlocked('\n', k->out);
 }
 
 /* export --format ctf: the copy's directory, or why not (-EINVAL: one that exists). */
@@ -390,6 +547,7 @@ static int close_sink(struct sink *k, const struct tr_tasks *tasks)
 	tr_folded_free(k->folded);
 	tr_symbols_close(k->symbols);
 	trace_seq_destroy(&k->seq);
+	free(k->line.buf);
 	return err;
 }
 
@@ -414,8 +572,10 @@ int tr_report(const struct tr_report_opts *o, FILE *out)
 		return err == -ENOENT ? 2 : 1;
 	}
 	err = open_sink(&sink, o, trace, out);
+	sink.memos = &f.memos;
 	if (err) {
 		close_sink(&sink, &tasks);
+		memos_free(&f.memos);
 		tr_trace_close(trace);
 		return err == -EINVAL ? 2 : 1;
 	}
@@ -430,7 +590,7 @@ int tr_report(const struct tr_report_opts *o, FILE *out)
 		}
 		/* Every record, shown or not, may name a task. */
 		if (it.kind == TR_ITEM_RECORD)
-			learn_comms(&tasks, &it, true);
+			learn_comms(&tasks, &f.memos, &it, true);
 		if ((f.by_cpu && (it.cpu >= TR_MAX_CPUS || !f.cpus[it.cpu])) ||
 		    ((it.ts < f.start || it.ts > f.end) && !keeps_state(&f, &it)))
 			continue;
@@ -440,7 +600,7 @@ int tr_report(const struct tr_report_opts *o, FILE *out)
 				sink_lost(&sink, &it);
 			continue;
 		}
-		if (class_wanted(&f, it.class) && task_wanted(o, it.record))
+		if (class_wanted(&f, &it) && task_wanted(o, it.record))
 			sink_record(&sink, &tasks, &it);
 	}
 	err = close_sink(&sink, &tasks);
@@ -452,5 +612,6 @@ int tr_report(const struct tr_report_opts *o, FILE *out)
 	}
 	tr_trace_close(trace);
 	tr_tasks_free(&tasks);
+	memos_free(&f.memos);
 	return damaged;
 }

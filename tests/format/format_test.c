@@ -14,26 +14,7 @@
 
 #include "tap.h"
 #include "format.h"
-
-static unsigned long long rng = 0x9e3779b97f4a7c15ull;
-
-static unsigned long long next_random(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
-
-static struct tep_event *parse(struct tep_handle *tep, const char *text, const char *sys)
-{
-	struct tep_event *ev = NULL;
-
-	if (tep_parse_format(tep, &ev, text, strlen(text), sys) || !ev ||
-	    (ev->flags & TEP_EVENT_FL_FAILED))
-		return NULL;
-	return ev;
-}
+#include "records.h"
 
 /* Fields alike; libtraceevent only notes, never uses, that __print_flags() names one. */
 static int same_fields(const struct tep_format_field *a, const struct tep_format_field *b)
@@ -46,36 +27,6 @@ static int same_fields(const struct tep_format_field *a, const struct tep_format
 		    (a->flags & ~noted) != (b->flags & ~noted))
 			return 0;
 	return !a && !b;
-}
-
-/* A record for ev: random bytes, __data_loc data inside it and NUL-terminated. */
-static unsigned int random_record(const struct tep_event *ev, unsigned char *data,
-				  unsigned int room)
-{
-	struct tep_format_field *lists[2] = { ev->format.common_fields, ev->format.fields };
-	struct tep_format_field *f;
-	unsigned int fixed = 0, tail, i, l;
-
-	for (l = 0; l < 2; l++)
-		for (f = lists[l]; f; f = f->next)
-			if ((unsigned int)(f->offset + f->size) > fixed)
-				fixed = f->offset + f->size;
-	for (i = 0; i < room; i++)
-		data[i] = next_random();
-	tail = fixed;
-	for (f = ev->format.fields; f; f = f->next) {
-		unsigned int len = 1 + next_random() % 24, loc;
-
-		if (!(f->flags & TEP_FIELD_IS_DYNAMIC) || tail + len > room)
-			continue;
-		loc = (len << 16) | (tail - (f->flags & TEP_FIELD_IS_RELATIVE ?
-					     f->offset + f->size : 0));
-		memcpy(data + f->offset, &loc, sizeof(loc));
-		data[tail + len - 1] = 0;
-		tail += len;
-	}
-	data[tail] = 0;
-	return tail;
 }
 
 static void print_fields(struct trace_seq *seq, struct tep_event *ev, unsigned char *data,

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * report's fast path: a record's fields printed exactly as libtraceevent's
+ * tep_print_fields() prints them (" name=value" each), from a plan made
+ * once per event class, with no allocation and no printf per record.
+ * A class the plan cannot reproduce byte for byte (a conversion with a
+ * width or flags, %s of a pointer, %pS and the like, __rel_loc data) gets
+ * no plan, and libtraceevent prints its records; tests/format/print_test.c
+ * compares the two over every tracepoint format of the running kernel.
+ */
+#ifndef TRACER_PRINT_FIELDS_H
+#define TRACER_PRINT_FIELDS_H
+
+#include <stddef.h>
+
+struct tep_event;
+struct tr_field_plan;
+
+/* Text being built: len bytes in buf, room for cap. */
+struct tr_line {
+	char *buf;
+	size_t len, cap;
+};
+
+/* Room for n more bytes in line: 0, or -1 (out of memory). */
+int tr_line_reserve(struct tr_line *line, size_t n);
+
+/* The plan for ev's records, or NULL: libtraceevent prints them. */
+struct tr_field_plan *tr_field_plan_new(struct tep_event *ev);
+void tr_field_plan_free(struct tr_field_plan *plan);
+
+/*
+ * Appends the fields of a record of the plan's class (size bytes at data,
+ * every field inside them, a NUL byte after them) to line: 0, or -1 (out
+ * of memory).  Like libtraceevent, it marks a char array that held
+ * unprintable bytes as no string, for this record and every later one.
+ */
+int tr_field_plan_print(const struct tr_field_plan *plan, const void *data, unsigned int size,
+			struct tr_line *line);
+
+#endif /* TRACER_PRINT_FIELDS_H */
