@@ -141,8 +141,8 @@ def section_report(rows):
     lines = [(r["label"], fmt(r["median"], "%.2f"),
               fmt(companion(rows, r, "events/s") / 1e6, "%.2f"), spread(r, "ratio", "%.2f"))
              for r in times]
-    return ("The trace of one discard-mode build (%s), read from the page cache, text to "
-            "/dev/null. %s Time x babeltrace2, per round: 1 + (this - babeltrace2's time) / "
+    return ("The trace of one discard-mode build, or without workload 3 of a find through /usr "
+            "(%s), read from the page cache, output to /dev/null. %s Time x babeltrace2, per round: 1 + (this - babeltrace2's time) / "
             "babeltrace2's median time.\n\n" % (times[0]["param"], PAIRED_NOTE) + table(
                 ["reader", "median s", "M events/s (median)", "time x babeltrace2 (text)"],
                 lines))

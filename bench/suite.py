@@ -173,11 +173,12 @@ class Suite:
         self.rows += rows
 
     def record_trace(self, trace):
-        """Without workload 3: 5 s of the same events with a small build running."""
-        self.progress("report: recording a trace to read (5 s of the build's events)...\n")
-        subprocess.run([self.o.tracer, "record", "-a", "-e", "sched:*", "-e", "raw_syscalls:*",
-                        "--duration", "5", "-o", trace, "--force"], check=True,
-                       stderr=subprocess.DEVNULL)
+        """Without workload 3: the same events of a walk through /usr (about 1M)."""
+        self.progress("report: recording a trace to read (the events of find /usr)...\n")
+        subprocess.run([self.o.tracer, "record", "-e", "sched:*", "-e", "raw_syscalls:*",
+                        "-o", trace, "--force", "--", "sh", "-c",
+                        "find /usr >/dev/null; find /usr -name '*.h' | xargs -n 200 wc -c >/dev/null"],
+                       check=True, stderr=subprocess.DEVNULL)
 
     def trace_events(self, trace):
         """Events in the trace: babeltrace2's counter sink (lost events are not in it)."""
