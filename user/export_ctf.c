@@ -53,6 +53,7 @@ static int copy_meta(struct tr_ctf_copy *c)
 {
 	static const char *const meta[] = {
 		"events", TR_TRACE_STACKS, TR_TRACE_KALLSYMS, TR_TRACE_CHANNELS, TR_TRACE_CONTEXT,
+		TR_TRACE_PRINTK,
 	};
 	int fd = tr_trace_open_file(c->trace, "metadata"), err;
 	FILE *out = fd < 0 ? NULL : tr_trace_dir_metadata(&c->dir);

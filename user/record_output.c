@@ -14,6 +14,7 @@
 #include "tasks.h"
 #include "ctf.h"
 #include "context.h"
+#include <tracefs.h>
 
 #define MAX_FIELDS	128
 
@@ -83,6 +84,80 @@ static int write_context_names(struct session *s)
 	return err;
 }
 
+int rec_write_meta(struct session *s, const char *name, const char *text, int (*copy)(FILE *))
+{
+	FILE *f = tr_trace_dir_meta_file(&s->dir, name);
+	int err;
+
+	if (!f)
+		return -errno;
+	err = copy ? copy(f) : (fputs(text, f) == EOF ? -EIO : 0);
+	if (fclose(f) && !err)
+		err = -errno;
+	return err;
+}
+
+/* /proc/kallsyms's text symbols ("ADDRESS T NAME [module]"), as report reads them. */
+static int copy_kallsyms(FILE *out)
+{
+	FILE *in = fopen("/proc/kallsyms", "r");
+	char line[512], type;
+
+	if (!in)
+		return -errno;
+	while (fgets(line, sizeof(line), in))
+		if (sscanf(line, "%*x %c", &type) == 1 && (type == 't' || type == 'T'))
+			fputs(line, out);
+	fclose(in);
+	return ferror(out) ? -EIO : 0;
+}
+
+/* tracefs's printk_formats: "ADDRESS : \"TEXT\"" for each string a const char * field may point to. */
+static int copy_printk_formats(FILE *out)
+{
+	int size = 0;
+	char *text = tracefs_instance_file_read(NULL, "printk_formats", &size);
+	int err;
+
+	if (!text)
+		return -ENOENT;
+	err = fwrite(text, 1, size, out) == (size_t)size ? 0 : -EIO;
+	free(text);
+	return err;
+}
+
+/* Whether an event's print format names a function by its address (%pS, %ps, %pF, %pf). */
+static int prints_functions(const struct session *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->events.count; i++) {
+		const char *fmt = strstr(s->events.events[i].format, "print fmt:");
+
+		while (fmt && (fmt = strstr(fmt, "%p")))
+			if (*(fmt += 2) && strchr("SsFf", *fmt))
+				return 1;
+	}
+	return 0;
+}
+
+/*
+ * What report needs to print fields as the kernel does: the strings of
+ * printk_formats (rcu_utilization's s=, for one), and the kernel's
+ * symbols where stacks or a format name functions.  A kernel without
+ * printk_formats only leaves such strings as addresses.
+ */
+static int write_kernel_names(struct session *s)
+{
+	int err = rec_write_meta(s, TR_TRACE_PRINTK, NULL, copy_printk_formats);
+
+	if (err == -ENOENT)
+		err = 0;
+	if (!err && ((s->o->stacks & TR_STACK_KERNEL) || prints_functions(s)))
+		err = rec_write_meta(s, TR_TRACE_KALLSYMS, NULL, copy_kallsyms);
+	return err;
+}
+
 int rec_write_metadata(struct session *s)
 {
 	unsigned int n = s->events.count, i;
@@ -134,6 +209,8 @@ int rec_write_metadata(struct session *s)
 		err = write_channels(s);
 	if (!err)
 		err = write_context_names(s);
+	if (!err)
+		err = write_kernel_names(s);
 	if (err)
 		rec_say("cannot write the trace metadata in %s: %s", s->o->output, strerror(-err));
 	free(classes);

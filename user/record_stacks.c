@@ -2,8 +2,8 @@
 /*
  * What a recording with call stacks (-g) leaves for report to name their
  * frames by: .tracer/stacks (which stacks the records carry), the
- * kernel's text symbols (/proc/kallsyms as the recorder sees them), and,
- * with user stacks, tracer:vm_map records of where each process's code
+ * kernel's text symbols (record_output.c writes them), and, with user
+ * stacks, tracer:vm_map records of where each process's code
  * is, written by the BPF programs (tracer/record.h) into the trace
  * itself: a process that exits before the recorder reads its records is
  * named all the same.
@@ -63,35 +63,6 @@ void rec_vm_map_summary(const struct session *s)
 			(unsigned long long)unread);
 }
 
-/* /proc/kallsyms's text symbols ("ADDRESS T NAME [module]"), as report reads them. */
-static int copy_kallsyms(FILE *out)
-{
-	FILE *in = fopen("/proc/kallsyms", "r");
-	char line[512], type;
-
-	if (!in)
-		return -errno;
-	while (fgets(line, sizeof(line), in))
-		if (sscanf(line, "%*x %c", &type) == 1 && (type == 't' || type == 'T'))
-			fputs(line, out);
-	fclose(in);
-	return 0;
-}
-
-static int write_meta(struct session *s, const char *name, const char *text,
-		      int (*copy)(FILE *))
-{
-	FILE *f = tr_trace_dir_meta_file(&s->dir, name);
-	int err;
-
-	if (!f)
-		return -errno;
-	err = copy ? copy(f) : (fputs(text, f) == EOF ? -EIO : 0);
-	if (fclose(f) && !err)
-		err = -errno;
-	return err;
-}
-
 int rec_write_stacks_info(struct session *s)
 {
 	unsigned int which = s->o->stacks;
@@ -99,13 +70,11 @@ int rec_write_stacks_info(struct session *s)
 
 	if (!which)
 		return 0;
-	err = write_meta(s, TR_TRACE_STACKS,
-			 which == TR_STACK_KERNEL ? "kernel\n" :
-			 which == TR_STACK_USER ? "user\n" : "kernel user\n", NULL);
-	if (!err && (which & TR_STACK_KERNEL))
-		err = write_meta(s, TR_TRACE_KALLSYMS, NULL, copy_kallsyms);
+	err = rec_write_meta(s, TR_TRACE_STACKS,
+			     which == TR_STACK_KERNEL ? "kernel\n" :
+			     which == TR_STACK_USER ? "user\n" : "kernel user\n", NULL);
 	if (err)
-		rec_say("cannot write what names the stacks' frames into %s: %s",
+		rec_say("cannot write which stacks the records carry into %s: %s",
 			s->o->output, strerror(-err));
 	return err;
 }

@@ -470,12 +470,12 @@ static int open_sink(struct sink *k, const struct tr_report_opts *o, const struc
 		return (k->perfetto = tr_perfetto_open(out)) ? 0 : -ENOMEM;
 	if (o->format == TR_REPORT_CTF)
 		return open_copy(k, o, trace);
-	if (!tr_trace_has_stacks(trace)) {
-		if (o->format == TR_REPORT_FOLDED)
-			fprintf(stderr, "tracer report: --folded: %s has no call stacks (record -g takes them)\n",
-				o->dir);
-		return o->format == TR_REPORT_FOLDED ? -EINVAL : 0;
+	if (o->format == TR_REPORT_FOLDED && !tr_trace_has_stacks(trace)) {
+		fprintf(stderr, "tracer report: --folded: %s has no call stacks (record -g takes them)\n",
+			o->dir);
+		return -EINVAL;
 	}
+	/* text names the frames of stacks, and the functions fields point to */
 	if (o->format == TR_REPORT_JSONL)
 		return 0;
 	k->symbols = tr_symbols_open(trace);
@@ -551,6 +551,15 @@ static int close_sink(struct sink *k, const struct tr_tasks *tasks)
 	return err;
 }
 
+/* A field's kernel address (%pS) as the function it is in, by the trace's kallsyms. */
+static const char *kernel_function(void *symbols, __u64 address, __u64 *start)
+{
+	struct tr_frame_name name = tr_symbols_kernel(symbols, address);
+
+	*start = address - name.offset;
+	return name.function;
+}
+
 int tr_report(const struct tr_report_opts *o, FILE *out)
 {
 	struct filter f = { .o = o, .by_cpu = o->cpus != NULL };
@@ -573,6 +582,8 @@ int tr_report(const struct tr_report_opts *o, FILE *out)
 	}
 	err = open_sink(&sink, o, trace, out);
 	sink.memos = &f.memos;
+	if (!err && sink.symbols)
+		err = tr_trace_name_functions(trace, kernel_function, sink.symbols);
 	if (err) {
 		close_sink(&sink, &tasks);
 		memos_free(&f.memos);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <dirent.h>
 #include <endian.h>
 #include <errno.h>
@@ -76,6 +77,9 @@ struct tr_trace {
 	char context[TR_MAX_CONTEXT][TR_CONTEXT_NAME_MAX];
 	const char *context_names[TR_MAX_CONTEXT];
 	unsigned int ncontext;
+	/* who names the kernel functions fields point to (tr_trace_name_functions()) */
+	tr_function_namer namer;
+	void *namer_data;
 };
 
 /* A problem found while opening, handed out before the first item. */
@@ -335,6 +339,8 @@ static int parse_classes(struct tr_trace *t, const char *dir, const char *text, 
 		snprintf(why, whylen, "out of memory");
 		return -ENOMEM;
 	}
+	/* the recorder's kernel is 64-bit: a pointer-sized field is a pointer */
+	tep_set_long_size(t->tep, 8);
 	for (at = 0; at < len; at += e.header_len + e.format_len, entries++) {
 		if (parse_entry(text + at, len - at, &e, problem, sizeof(problem))) {
 			if (!entries) {
@@ -537,6 +543,84 @@ static void read_context(struct tr_trace *t)
 		t->context_names[t->ncontext] = t->context[t->ncontext];
 		t->ncontext++;
 	}
+}
+
+/*
+ * A line of .tracer/printk_formats, '0xADDRESS : "TEXT"', with TEXT
+ * printable and of 2 bytes at least (libtraceevent reads the 3 last bytes
+ * of its copy without the first quote): TEXT still quoted into *text, or 0.
+ */
+static int printk_line(char *line, unsigned long long *address, char **text)
+{
+	char *end;
+	size_t len;
+
+	if (strncmp(line, "0x", 2) || !isxdigit((unsigned char)line[2]))
+		return 0;
+	errno = 0;
+	*address = strtoull(line + 2, &end, 16);
+	if (errno || strncmp(end, " : \"", 4))
+		return 0;
+	*text = end + 3;
+	len = strlen(*text);
+	if (len < 4 || (*text)[len - 1] != '"')
+		return 0;
+	for (end = *text; *end; end++)
+		if (!isprint((unsigned char)*end))
+			return 0;
+	return 1;
+}
+
+/*
+ * .tracer/printk_formats: the strings that pointer fields printed with %s
+ * point to (tracefs's printk_formats at record time).  A trace without it
+ * prints such fields as addresses; a line that is not one is skipped.
+ */
+static void read_printk_formats(struct tr_trace *t)
+{
+	int fd = tr_trace_open_meta(t, TR_TRACE_PRINTK);
+	FILE *in = fd < 0 ? NULL : fdopen(fd, "r");
+	unsigned int bad = 0, count = 0;
+	unsigned long long address;
+	char line[4096], *text;
+
+	if (!in) {
+		if (fd >= 0)
+			close(fd);
+		else if (fd != -ENOENT)
+			note(t, ".tracer/" TR_TRACE_PRINTK ": %s; strings print as addresses",
+			     file_error(fd));
+		return;
+	}
+	while (fgets(line, sizeof(line), in) && count < TR_PRINTK_MAX) {
+		line[strcspn(line, "\n")] = 0;
+		if (!printk_line(line, &address, &text))
+			bad++;
+		else if (!tep_register_print_string(t->tep, text, address))
+			count++;
+	}
+	fclose(in);
+	if (bad)
+		note(t, ".tracer/" TR_TRACE_PRINTK ": %u lines that are no address and string, skipped",
+		     bad);
+}
+
+static char *resolve_function(void *data, unsigned long long *address, char **module)
+{
+	struct tr_trace *t = data;
+	__u64 start = *address;
+	const char *name = t->namer(t->namer_data, *address, &start);
+
+	*address = start;
+	*module = NULL;
+	return (char *)name;
+}
+
+int tr_trace_name_functions(struct tr_trace *t, tr_function_namer namer, void *data)
+{
+	t->namer = namer;
+	t->namer_data = data;
+	return tep_set_function_resolver(t->tep, resolve_function, t) ? -ENOMEM : 0;
 }
 
 unsigned int tr_trace_context(const struct tr_trace *t, const char *const **names)
@@ -940,6 +1024,7 @@ int tr_trace_open(struct tr_trace **trace, const char *dir, char *why, size_t wh
 		read_stacks_flag(t);
 		read_channels(t);
 		read_context(t);
+		read_printk_formats(t);
 	}
 	if (!err)
 		err = open_streams(t, dir, why, whylen);

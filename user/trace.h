@@ -106,6 +106,17 @@ unsigned int tr_trace_context(const struct tr_trace *trace, const char *const **
  */
 int tr_trace_open_meta(const struct tr_trace *trace, const char *name);
 
+/*
+ * Who names a kernel address that a field prints as a function (%pS):
+ * namer returns the function's name and sets *start to where it begins,
+ * or returns NULL.  0, or -ENOMEM.
+ */
+typedef const char *(*tr_function_namer)(void *data, __u64 address, __u64 *start);
+int tr_trace_name_functions(struct tr_trace *trace, tr_function_namer namer, void *data);
+
+/* The most strings of .tracer/printk_formats read (a kernel has a few hundred). */
+#define TR_PRINTK_MAX		100000
+
 void tr_trace_close(struct tr_trace *trace);
 
 #endif /* TRACER_TRACE_H */

@@ -35,7 +35,8 @@ static int written_here(const char *name, int inside_meta)
 	if (inside_meta)
 		return !strcmp(name, FORMATS) || !strcmp(name, TR_TRACE_STACKS) ||
 		       !strcmp(name, TR_TRACE_KALLSYMS) || !strcmp(name, OLD_MAPS) ||
-		       !strcmp(name, TR_TRACE_CHANNELS) || !strcmp(name, TR_TRACE_CONTEXT);
+		       !strcmp(name, TR_TRACE_CHANNELS) || !strcmp(name, TR_TRACE_CONTEXT) ||
+		       !strcmp(name, TR_TRACE_PRINTK);
 	if (!strcmp(name, METADATA) || !strcmp(name, META_DIR))
 		return 1;
 	/* A stream file: CHANNEL_CPU. */

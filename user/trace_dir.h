@@ -69,11 +69,12 @@ int tr_trace_dir_write_channels(const struct tr_trace_dir *d, const char *const 
 /* .tracer/events: the formats as tracefs gave them, for `tracer report`. */
 int tr_trace_dir_write_formats(const struct tr_trace_dir *d, const struct tr_event_set *events);
 
-/* What else .tracer/ holds for report, in a trace recorded with -g. */
+/* What else .tracer/ holds for report. */
 #define TR_TRACE_STACKS		"stacks"	/* there: the records carry stacks */
-#define TR_TRACE_KALLSYMS	"kallsyms"	/* /proc/kallsyms at record time */
+#define TR_TRACE_KALLSYMS	"kallsyms"	/* /proc/kallsyms at record time (-g, %pS) */
 #define TR_TRACE_CHANNELS	"channels"	/* the channels: which files are streams */
 #define TR_TRACE_CONTEXT	"context"	/* --context's fields, in record order */
+#define TR_TRACE_PRINTK		"printk_formats"	/* tracefs's: the strings fields point to */
 
 /* One of those, created for writing. */
 FILE *tr_trace_dir_meta_file(const struct tr_trace_dir *d, const char *name);

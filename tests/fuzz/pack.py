@@ -7,7 +7,8 @@ import sys
 
 # .tracer/kallsyms ("k") is left out: the kernel's symbols are megabytes.
 LETTERS = {".tracer/events": "e", ".tracer/stacks": "s",
-           ".tracer/channels": "c", ".tracer/context": "x", "rare_0": "a", "rare_1": "b"}
+           ".tracer/channels": "c", ".tracer/context": "x", ".tracer/printk_formats": "p",
+           "rare_0": "a", "rare_1": "b"}
 LETTERS.update({"channel0_%d" % cpu: str(cpu) for cpu in range(4)})
 
 if len(sys.argv) != 2:

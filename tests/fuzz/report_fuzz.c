@@ -6,7 +6,8 @@
  * (pack.py makes inputs from a recorded trace):
  *
  *	e  .tracer/events	s  .tracer/stacks	k  .tracer/kallsyms
- *	c  .tracer/channels	x  .tracer/context	0..3  channel0_0 .. channel0_3
+ *	c  .tracer/channels	x  .tracer/context	p  .tracer/printk_formats
+ *	0..3  channel0_0 .. channel0_3
  *	a, b  rare_0, rare_1 (a second channel's streams, when .tracer/channels names it)
  *
  * The files are written into a private directory (on tmpfs when there is
@@ -32,6 +33,7 @@ static const struct { char letter; const char *name; } files[] = {
 	{ 'e', ".tracer/events" }, { 's', ".tracer/stacks" },
 	{ 'k', ".tracer/kallsyms" },
 	{ 'c', ".tracer/channels" }, { 'x', ".tracer/context" },
+	{ 'p', ".tracer/printk_formats" },
 	{ '0', "channel0_0" }, { '1', "channel0_1" },
 	{ '2', "channel0_2" }, { '3', "channel0_3" },
 	{ 'a', "rare_0" }, { 'b', "rare_1" },

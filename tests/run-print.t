@@ -1,0 +1,91 @@
+#!/bin/bash
+# report prints fields as the kernel formats them, checked against an
+# ftrace instance of our own on the same events at the same time: the
+# strings rcu:rcu_utilization's const char * field points to (from the
+# trace's printk_formats) and the functions timer:timer_start names
+# (%ps, from the trace's kallsyms).  The instance traces from before the
+# recorder attaches to after it detaches, so every value report prints
+# for a CPU is one ftrace printed for that CPU: a timer by its function
+# and expiry time.  (Not the whole sequence: the instance has been seen
+# to miss the idle task's context switch that BPF records.)
+# Also: a damaged printk_formats is said and skipped, never trusted.
+TEST_NAME=print
+. "$(dirname "$0")/lib.sh"
+require_root "needs root for BPF and tracefs"
+use_tracefs
+use_instance print
+
+echo "1..5"
+
+for ev in rcu/rcu_utilization timer/timer_start; do
+	echo 1 >"$instance/events/$ev/enable"
+done
+echo 8192 >"$instance/buffer_size_kb"
+echo 1 >"$instance/tracing_on"
+"$TRACER" record -a -o "$work/t" -e rcu:rcu_utilization -e timer:timer_start \
+	--duration 1 2>"$work/record.log"
+status=$?
+echo 0 >"$instance/tracing_on"
+cat "$instance/trace" >"$work/ftrace.txt"
+"$TRACER" report "$work/t" >"$work/report.txt" 2>"$work/report.err"
+report_status=$?
+
+overruns() { grep -h '^overrun:' "$instance"/per_cpu/cpu*/stats | awk '{ s += $2 } END { print s + 0 }'; }
+
+check "the recording and its report succeed, ftrace lost nothing" \
+	sh -c "[ $status = 0 ] && [ $report_status = 0 ] && [ $(overruns) = 0 ]" ||
+	diag "$work/record.log" "$work/report.err"
+
+# same_values EVENT: each CPU's values in report (rcu: "s=TEXT"; timer:
+# "function=NAME ... expires=N") are among ftrace's of that CPU.
+same_values() {
+	python3 - "$1" "$work/report.txt" "$work/ftrace.txt" <<'EOF'
+import re, sys
+event, report, ftrace = sys.argv[1:]
+
+def values(path, ours):
+    per_cpu = {}
+    for line in open(path, errors="replace"):
+        m = re.search(r"\[(\d+)\].*? (?:\w+:)?%s: (.*)$" % event.split(":")[1], line)
+        if not m or (ours and (event + ":") not in line):
+            continue
+        text = m.group(2).strip()
+        if event.endswith("rcu_utilization"):
+            value = text[2:] if ours else text          # report: "s=TEXT"
+        else:
+            f = re.search(r"function=(\S+)", text)
+            e = re.search(r"expires=(\d+)", text)
+            value = "%s %s" % (f.group(1), e.group(1)) if f and e else "?"
+        per_cpu.setdefault(int(m.group(1)), []).append(value)
+    return per_cpu
+
+ours, theirs = values(report, True), values(ftrace, False)
+total = sum(len(v) for v in ours.values())
+print("# %s: %d in report, %d in ftrace" % (event, total,
+                                             sum(len(v) for v in theirs.values())))
+ok = total >= 3
+for cpu, seq in ours.items():
+    alien = [v for v in seq if v not in set(theirs.get(cpu, []))]
+    if alien:
+        print("# CPU %d: %d of report's %s values not in ftrace's, as %r" %
+              (cpu, len(alien), event, alien[:3]))
+        ok = False
+sys.exit(0 if ok else 1)
+EOF
+}
+
+check "rcu_utilization's strings are the kernel's, as ftrace prints them" same_values rcu:rcu_utilization
+check "timer_start's functions are named as ftrace names them" same_values timer:timer_start
+
+# A damaged printk_formats: its bad lines said and skipped, its good ones used.
+cp -r "$work/t" "$work/bad"
+said=$(grep -m1 -o 'rcu:rcu_utilization:  s=.*' "$work/report.txt" | cut -d= -f2-)
+good=$(grep -m1 -F " : \"$said\"" "$work/t/.tracer/printk_formats")
+printf '%s\n' '0xzz : "x"' '0xffffffff81000000 : "a"' '0xffffffff81000000 : "no end' \
+	"$(printf '0x1 : "\001\002"')" "$good" >"$work/bad/.tracer/printk_formats"
+"$TRACER" report "$work/bad" >"$work/bad.txt" 2>"$work/bad.err"
+check "a damaged printk_formats is said, line by line counted" \
+	grep -q 'printk_formats: 4 lines that are no address and string, skipped' "$work/bad.err" ||
+	diag "$work/bad.err"
+check "and its good line still names its string" \
+	sh -c "[ -n '$said' ] && grep -qF 'rcu:rcu_utilization:  s=$said' '$work/bad.txt'"
