@@ -21,7 +21,7 @@ EXITS_THEN_FLOOD="for i in \$(seq 20); do /bin/true; done; $GETPPID 200000"
 
 # The exits of /bin/true in a trace, as report and as babeltrace2 see them.
 exits_in_report() { "$TRACER" report "$1" | grep -c ' sched:sched_process_exit: .*comm=true '; }
-exits_in_babeltrace2() { babeltrace2 "$1" | grep ' sched_process_exit: ' | grep -c 'comm = "true"'; }
+exits_in_babeltrace2() { babeltrace2 "$1" | grep ' sched:sched_process_exit: ' | grep -c 'comm = "true"'; }
 
 # "N overwritten" of the summary's lines for one channel.
 overwritten() { # overwritten LOG CHANNEL

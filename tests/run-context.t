@@ -66,7 +66,7 @@ in_babeltrace2() {
 	local p t name count got
 	babeltrace2 "$work/t" >"$work/bt" 2>"$work/bt.err" || { diag "$work/bt.err"; return 1; }
 	while read -r p t name count; do
-		got=$(grep ' sys_enter_getppid: ' "$work/bt" | grep -c "pid = $p, tid = $t }")
+		got=$(grep ' syscalls:sys_enter_getppid: ' "$work/bt" | grep -c "pid = $p, tid = $t }")
 		[ "$got" = "$count" ] || { echo "# $p/$t: $got in babeltrace2, expected $count"; return 1; }
 	done <"$work/threads.out"
 }
@@ -144,7 +144,7 @@ context_recorded() {
 check "--context: the command's cgroup id, user, group, priority and nice in its record" context_recorded
 
 context_in_babeltrace2() {
-	babeltrace2 "$work/ctx" 2>"$work/ctx.bt.err" | grep ' sys_enter_exit_group: ' >"$work/ctx.bt" ||
+	babeltrace2 "$work/ctx" 2>"$work/ctx.bt.err" | grep ' syscalls:sys_enter_exit_group: ' >"$work/ctx.bt" ||
 		{ diag "$work/ctx.bt.err"; return 1; }
 	grep -q "context_cgroup = $(stat -c %i "$cgroup"), context_uid = 65534, context_gid = 65534, context_prio = 127, context_nice = 7 }$" \
 		"$work/ctx.bt" || { diag "$work/ctx.bt"; return 1; }

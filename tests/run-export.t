@@ -63,10 +63,10 @@ for line in open(sys.argv[1]):
     e = json.loads(line)
     fields = dict(e["fields"], pid_tid=(e["pid"], e["tid"]))
     fields.update(("context_" + k, v) for k, v in e.get("context", {}).items())
-    ours[(e["event"].split(":")[1], tuple(sorted(fields.items())))] += 1
+    ours[(e["event"], tuple(sorted(fields.items())))] += 1
 theirs = collections.Counter()
-event_re = re.compile(r"\) \S+ (\w+): \{[^}]*\}, \{ payload_size = \d+, pid = (\d+), tid = (\d+) \}, \{ (.*) \}$")
-pair_re = re.compile(r'(\w+) = ("(?:[^"\\]|\\.)*"|-?\d+)')
+event_re = re.compile(r"\) \S+ (\w+:\w+): \{[^}]*\}, \{ tracer_payload_size = \d+, pid = (\d+), tid = (\d+) \}, \{ (.*) \}$")
+pair_re = re.compile(r'(\w+) = ("(?:[^"\\]|\\.)*"|0x[0-9A-F]+|-?\d+)')
 names = {name for name, _ in ours}
 for line in open(sys.argv[2]):
     m = event_re.search(line)
@@ -76,7 +76,7 @@ for line in open(sys.argv[2]):
     for k, v in pair_re.findall(m.group(4)):
         if k.startswith("common_") or k.endswith(("_offset", "_length")):
             continue
-        fields[k] = json.loads(v) if v.startswith('"') else int(v)
+        fields[k] = json.loads(v) if v.startswith('"') else int(v, 0)
     theirs[(m.group(1), tuple(sorted(fields.items())))] += 1
 if ours != theirs or not ours:
     for k in list((ours - theirs).keys())[:3]:
@@ -267,7 +267,7 @@ def table(text):
 events, tasks, cpus = table(stats[1]), table(stats[2]), table(stats[3])
 line_re = re.compile(r"^ *(.*?) +(\d+(?:/\d+)?) +\[(\d+)\] +(\d+\.\d{9}): (\S+):")
 lines = [m.groups() for m in map(line_re.match, open(sys.argv[2])) if m]
-bt = collections.Counter(m.group(1) for m in map(re.compile(r"\) \S+ (\w+): ").search, open(sys.argv[3])) if m)
+bt = collections.Counter(m.group(1) for m in map(re.compile(r"\) \S+ (\w+:\w+): ").search, open(sys.argv[3])) if m)
 want_events = collections.Counter(l[4] for l in lines)
 problems = []
 if not head or int(head.group(1)) != len(lines):
@@ -276,7 +276,7 @@ elif (head.group(2), head.group(3)) != (lines[0][3], lines[-1][3]):
     problems.append("span %s to %s, report's %s to %s" % (head.group(2), head.group(3), lines[0][3], lines[-1][3]))
 if {k[0]: v for k, v in events.items()} != want_events:
     problems.append("events %s, report's %s" % (events, dict(want_events)))
-if any(bt[name.split(":")[1]] != n for name, n in want_events.items()):
+if any(bt[name] != n for name, n in want_events.items()):
     problems.append("babeltrace2 counts %s" % dict(bt))
 # A task under its last name; report's lines name it as it was named then.
 if {k[-1]: v for k, v in tasks.items()} != collections.Counter(l[1] for l in lines):

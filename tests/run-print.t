@@ -15,7 +15,7 @@ require_root "needs root for BPF and tracefs"
 use_tracefs
 use_instance print
 
-echo "1..5"
+echo "1..6"
 
 for ev in rcu/rcu_utilization timer/timer_start; do
 	echo 1 >"$instance/events/$ev/enable"
@@ -76,6 +76,21 @@ EOF
 
 check "rcu_utilization's strings are the kernel's, as ftrace prints them" same_values rcu:rcu_utilization
 check "timer_start's functions are named as ftrace names them" same_values timer:timer_start
+
+# babeltrace2 shows the same pointers, in hex, as the numbers export writes.
+pointers_in_hex() {
+	"$TRACER" export "$work/t" --event timer:timer_start --format jsonl -o "$work/t.jsonl" &&
+		babeltrace2 "$work/t" >"$work/t.bt" || return 1
+	python3 - "$work/t.jsonl" "$work/t.bt" <<'EOF'
+import json, re, sys
+ours = [json.loads(l)["fields"]["function"] for l in open(sys.argv[1])]
+theirs = [int(m.group(1), 16) for m in
+          (re.search(r" timer:timer_start: .*function = 0x([0-9A-F]+),", l) for l in open(sys.argv[2])) if m]
+print("# %d timer_start functions, %d in babeltrace2" % (len(ours), len(theirs)))
+sys.exit(0 if ours and sorted(ours) == sorted(theirs) else 1)
+EOF
+}
+check "babeltrace2 names timer:timer_start and shows its function pointer in hex" pointers_in_hex
 
 # A damaged printk_formats: its bad lines said and skipped, its good ones used.
 cp -r "$work/t" "$work/bad"

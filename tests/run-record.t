@@ -9,7 +9,7 @@ require_root "recording with BPF needs root here"
 keep_tracefs_as_found
 
 # Events of one name in a trace, as babeltrace2 prints them.
-bt_events() { babeltrace2 "$1" 2>"$work/bt.err" | grep " $2: "; }
+bt_events() { babeltrace2 "$1" 2>"$work/bt.err" | grep ":$2: "; }
 
 # --- exact counts -------------------------------------------------------------
 
@@ -53,6 +53,19 @@ sched_events_of_a_command() {
 }
 check "record sched:* -- /bin/true: exec with its filename, sched_switch fields" sched_events_of_a_command
 
+# What babeltrace2 shows of the metadata: each trace's own random UUID
+# (RFC 4122 version 4), event names with their system.
+uuid_of() { sed -n 's/^\tuuid = "\(.*\)";$/\1/p' "$1/metadata"; }
+metadata_names_and_uuid() {
+	local a b v4='^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$'
+	a=$(uuid_of "$work/cmd")
+	b=$(uuid_of "$work/sched")
+	[[ $a =~ $v4 ]] && [[ $b =~ $v4 ]] && [ "$a" != "$b" ] &&
+		[ "$(babeltrace2 "$work/sched" | grep -c ' sched:sched_process_exec: ')" -ge 1 ] ||
+		{ echo "# uuids '$a' and '$b'"; return 1; }
+}
+check "the metadata: a UUID per trace, events named system:name in babeltrace2" metadata_names_and_uuid
+
 # --- a killed recorder ----------------------------------------------------------
 
 killed_recorder_leaves_readable_trace() {
@@ -64,7 +77,7 @@ killed_recorder_leaves_readable_trace() {
 	wait "$recorder" 2>/dev/null
 	babeltrace2 "$work/killed" >"$work/killed.txt" 2>"$work/killed.err" ||
 		{ diag "$work/killed.err"; return 1; }
-	[ "$(grep -c ' sys_enter_getppid: ' "$work/killed.txt")" -gt 0 ]
+	[ "$(grep -c ' syscalls:sys_enter_getppid: ' "$work/killed.txt")" -gt 0 ]
 }
 check "a recorder killed with SIGKILL leaves a trace babeltrace2 reads" killed_recorder_leaves_readable_trace
 
@@ -105,7 +118,7 @@ check "report: all CPUs merged in time order; each CPU's events in buffer order"
 
 report_filters() {
 	local pid
-	pid=$(grep -m1 ' sys_enter_getppid: ' <(babeltrace2 "$work/cmd") | grep -o 'common_pid = [0-9]*' | grep -o '[0-9]*$')
+	pid=$(grep -m1 ' syscalls:sys_enter_getppid: ' <(babeltrace2 "$work/cmd") | grep -o 'common_pid = [0-9]*' | grep -o '[0-9]*$')
 	[ "$("$TRACER" report --pid "$pid" "$work/cmd" | wc -l)" = 1000 ] &&
 		[ "$("$TRACER" report --pid 1 "$work/cmd" | wc -l)" = 0 ] &&
 		[ "$("$TRACER" report --event 'sched:*' "$work/cmd" | wc -l)" = 0 ] &&

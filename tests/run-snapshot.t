@@ -30,7 +30,7 @@ newest_contiguous() { # newest_contiguous SNAPSHOT LAST MIN
 	count=$(wc -l <"$work/fds")
 	first=$(head -n 1 "$work/fds")
 	last=$(tail -n 1 "$work/fds")
-	bt=$(babeltrace2 "$1" 2>"$work/bt.err" | grep -c ' sys_enter_close: ')
+	bt=$(babeltrace2 "$1" 2>"$work/bt.err" | grep -c ' syscalls:sys_enter_close: ')
 	[ "$last" = "$2" ] && [ "$count" -ge "$3" ] && [ $((last - first + 1)) = "$count" ] &&
 		[ "$(sort -n -u "$work/fds" | wc -l)" = "$count" ] && [ "$bt" = "$count" ] ||
 		{ echo "# $count calls, $first to $last (want ...$2, >= $3); babeltrace2: $bt"; diag "$work/bt.err"; return 1; }

@@ -157,7 +157,7 @@ forked_child() {
 check "a forked child that did not exec: its user stacks named through its parent's mappings" forked_child
 
 in_babeltrace2() {
-	babeltrace2 "$work/t" 2>"$work/bt.err" | grep ' sys_enter_getppid: ' >"$work/bt" || { diag "$work/bt.err"; return 1; }
+	babeltrace2 "$work/t" 2>"$work/bt.err" | grep ' syscalls:sys_enter_getppid: ' >"$work/bt" || { diag "$work/bt.err"; return 1; }
 	[ "$(wc -l <"$work/bt")" = "$CALLS" ] &&
 		[ "$(grep -c 'kernel_frames = [1-9][0-9]*, user_frames = [4-9][0-9]*, kernel_stack = \[ \[0\] = 0x' "$work/bt")" = "$CALLS" ] ||
 		{ head -n 2 "$work/bt" | diag; return 1; }

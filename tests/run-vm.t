@@ -129,8 +129,8 @@ babeltrace2_of() { # babeltrace2_of TRACE
 getppid_exact_in_babeltrace2() { # getppid_exact_in_babeltrace2 TRACE
 	babeltrace2_of "$1" || return 1
 	local events pids report_pid
-	events=$(grep -c ' sys_enter_getppid: ' "$run/$1.bt")
-	pids=$(grep ' sys_enter_getppid: ' "$run/$1.bt" | grep -o 'common_pid = [0-9]*' | sort -u)
+	events=$(grep -c ' syscalls:sys_enter_getppid: ' "$run/$1.bt")
+	pids=$(grep ' syscalls:sys_enter_getppid: ' "$run/$1.bt" | grep -o 'common_pid = [0-9]*' | sort -u)
 	report_pid=$(grep -m1 ' syscalls:sys_enter_getppid: ' "$run/$1.report" | awk '{ print $2 }')
 	[ "$events" = 1000 ] && [ "$pids" = "common_pid = $report_pid" ] ||
 		{ echo "# $events events, $pids (report: $report_pid)"; return 1; }
@@ -167,7 +167,7 @@ report_in_time_order() { # report_in_time_order TRACE
 
 sched_in_babeltrace2() { # sched_in_babeltrace2 TRACE
 	babeltrace2_of "$1" &&
-		grep ' sched_process_exec: ' "$run/$1.bt" | grep -q 'filename = "/bin/true"'
+		grep ' sched:sched_process_exec: ' "$run/$1.bt" | grep -q 'filename = "/bin/true"'
 }
 
 # Both backends record the same getppid events with the same fields:
@@ -179,7 +179,7 @@ backends_agree() {
 	babeltrace2_of getppid && babeltrace2_of getppid-kmod || return 1
 	local t
 	for t in getppid getppid-kmod; do
-		grep ' sys_enter_getppid: ' "$run/$t.bt" |
+		grep ' syscalls:sys_enter_getppid: ' "$run/$t.bt" |
 			sed -E 's/.*\}, \{ /{ /; s/common_(flags|preempt_count|pid) = [0-9]+//g' |
 			sort | uniq -c >"$run/$t.payloads"
 	done
@@ -194,7 +194,7 @@ channels_in_report_and_babeltrace2() {
 	local calls exits bt_exits
 	calls=$(grep -c ' syscalls:sys_enter_getppid: ' "$run/channels.report")
 	exits=$(grep ' sched:sched_process_exit: ' "$run/channels.report" | grep -c 'comm=getppid_n ')
-	bt_exits=$(grep ' sched_process_exit: ' "$run/channels.bt" | grep -c 'comm = "getppid_n"')
+	bt_exits=$(grep ' sched:sched_process_exit: ' "$run/channels.bt" | grep -c 'comm = "getppid_n"')
 	[ "$calls" = 1000 ] && [ "$exits" = 1 ] && [ "$bt_exits" = 1 ] &&
 		{ [ -s "$run/traces/channels/rare_0" ] || [ -s "$run/traces/channels/rare_1" ]; } ||
 		{ echo "# $calls calls, $exits exits (babeltrace2: $bt_exits)"; ls "$run/traces/channels" | diag; return 1; }
@@ -209,7 +209,7 @@ newest_calls() { # newest_calls SNAPSHOT LAST
 	"$TRACER" report "$dir" | grep -o 'sys_enter_close: .* fd=0x[0-9a-f]*' | sed 's/.*fd=//' |
 		while read -r hex; do echo $((hex)); done >"$run/$1.fds"
 	count=$(wc -l <"$run/$1.fds") first=$(head -n 1 "$run/$1.fds") last=$(tail -n 1 "$run/$1.fds")
-	bt=$(babeltrace2 "$dir" 2>/dev/null | grep -c ' sys_enter_close: ')
+	bt=$(babeltrace2 "$dir" 2>/dev/null | grep -c ' syscalls:sys_enter_close: ')
 	[ "$last" = "$2" ] && [ "$count" -ge 500 ] && [ $((last - first + 1)) = "$count" ] &&
 		[ "$bt" = "$count" ] || { echo "# $1: $count calls, $first to $last (want ...$2); babeltrace2: $bt"; return 1; }
 }
@@ -261,7 +261,7 @@ execs_in_order() {
 # Records of EVENT in TRACE's babeltrace2 text with the hard-interrupt
 # flag (0x08) in common_flags.
 in_hard_irq() { # in_hard_irq TRACE EVENT
-	grep " $2: " "$run/$1.bt" | grep -o 'common_flags = [0-9]*' |
+	grep ":$2: " "$run/$1.bt" | grep -o 'common_flags = [0-9]*' |
 		awk '{ if (int($3 / 8) % 2) n++ } END { print n + 0 }'
 }
 
@@ -297,7 +297,7 @@ nmi_records_decode() {
 	handled=$(storm_sum nmi handled)
 	written=$(storm_sum nmi written)
 	in_report=$(grep -c ' tracer:nmi_test: ' "$run/nmi.report")
-	in_bt=$(grep -c ' nmi_test: ' "$run/nmi.bt")
+	in_bt=$(grep -c ' tracer:nmi_test: ' "$run/nmi.bt")
 	echo "# $handled NMIs wrote $written records: $in_report in report, $in_bt in babeltrace2"
 	[ "$handled" -ge 100000 ] && [ "$in_report" = "$written" ] && [ "$in_bt" = "$written" ]
 }

@@ -34,8 +34,10 @@ static const char metadata_head[] =
 "typealias integer { size = 8; align = 8; signed = false; encoding = UTF8; } := char_t;\n"
 "typealias integer { size = 8; align = 8; signed = false; base = 16; } := byte_t;\n"
 "typealias integer { size = 64; align = 8; signed = false; base = 16; } := addr_t;\n"
-"\n"
-"trace {\n"
+"\n";
+
+/* After "trace {" and its "uuid = ...;". */
+static const char metadata_trace[] =
 "\tmajor = 1;\n"
 "\tminor = 8;\n"
 "\tbyte_order = le;\n"
@@ -60,19 +62,19 @@ static const char metadata_stream[] =
 "\t\tuint64_t packet_size;\n"
 "\t\tuint64_t packet_seq_num;\n"
 "\t\tuint64_t events_discarded;\n"
-"\t\tuint64_t lost_full;\n"
-"\t\tuint64_t lost_wrap;\n"
-"\t\tuint64_t lost_big;\n"
-"\t\tuint64_t lost_busy;\n"
+"\t\tuint64_t tracer_lost_full;\n"
+"\t\tuint64_t tracer_lost_wrap;\n"
+"\t\tuint64_t tracer_lost_big;\n"
+"\t\tuint64_t tracer_lost_busy;\n"
 "\t\tuint32_t cpu_id;\n"
-"\t\tuint32_t layout_version;\n"
+"\t\tuint32_t tracer_layout_version;\n"
 "\t};\n"
 "\tevent.header := struct {\n"
 "\t\ttr_clock_t timestamp;\n"
 "\t\tuint32_t id;\n"
 "\t};\n"
 "\tevent.context := struct {\n"
-"\t\tuint32_t payload_size;\n"
+"\t\tuint32_t tracer_payload_size;\n"
 "\t\tint32_t pid;\n"
 "\t\tint32_t tid;\n"
 "\t};\n"
@@ -136,6 +138,9 @@ static void write_field(FILE *out, const struct tr_ctf_field *f)
 	case TR_CTF_INT:
 		fprintf(out, "\t\t%s _%s;\n", ints[f->kind == TR_CTF_INT][f->size], f->name);
 		break;
+	case TR_CTF_ADDR:
+		fprintf(out, "\t\taddr_t _%s;\n", f->name);
+		break;
 	case TR_CTF_CHARS:
 		fprintf(out, "\t\tchar_t _%s[%u];\n", f->name, f->size);
 		break;
@@ -165,7 +170,9 @@ static int field_problem(const struct tr_ctf_field *f)
 {
 	if (f->kind == TR_CTF_UINT || f->kind == TR_CTF_INT)
 		return f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8;
-	return f->kind > TR_CTF_FRAMES;
+	if (f->kind == TR_CTF_ADDR)
+		return f->size != 8;
+	return f->kind > TR_CTF_ADDR;
 }
 
 static int add_field(struct tr_ctf_field *fields, unsigned int *n, unsigned int max,
@@ -201,6 +208,8 @@ static struct tr_ctf_field fixed_field(const struct tep_format_field *f)
 		return (struct tr_ctf_field) { f->name, TR_CTF_CHARS, f->size };
 	if ((f->flags & TEP_FIELD_IS_ARRAY) || !integer)
 		return (struct tr_ctf_field) { f->name, TR_CTF_BYTES, f->size };
+	if ((f->flags & TEP_FIELD_IS_POINTER) && f->size == 8)
+		return (struct tr_ctf_field) { f->name, TR_CTF_ADDR, 8 };
 	return (struct tr_ctf_field) {
 		f->name, f->flags & TEP_FIELD_IS_SIGNED ? TR_CTF_INT : TR_CTF_UINT, f->size
 	};
@@ -265,6 +274,11 @@ int tr_ctf_write_metadata(FILE *out, const struct tr_ctf_trace *trace)
 	int err;
 
 	fputs(metadata_head, out);
+	fputs("trace {\n\tuuid = \"", out);
+	for (i = 0; i < 16; i++)
+		fprintf(out, "%s%02x", i == 4 || i == 6 || i == 8 || i == 10 ? "-" : "", trace->uuid[i]);
+	fputs("\";\n", out);
+	fputs(metadata_trace, out);
 	fprintf(out, "env {\n\thostname = \"%s\";\n\tdomain = \"kernel\";\n"
 		"\ttracer_name = \"tracer\";\n\ttracer_backend = \"%s\";\n"
 		"\ttracer_clock = \"%s\";\n\ttracer_common_context = \"%s\";\n"

@@ -23,6 +23,7 @@ enum tr_ctf_kind {
 	TR_CTF_DYN_CHARS,	/* the data of LOC field `name`: text */
 	TR_CTF_DYN_BYTES,	/* the data of LOC field `name`: bytes */
 	TR_CTF_FRAMES,		/* `name`_stack: as many addresses as field `name`_frames says */
+	TR_CTF_ADDR,		/* a pointer: 8 bytes, shown in hex */
 };
 
 /* A payload field, in payload order, packed: no alignment between fields. */
@@ -33,7 +34,7 @@ struct tr_ctf_field {
 };
 
 struct tr_ctf_event_class {
-	const char *name;	/* e.g. "sched_switch" */
+	const char *name;	/* e.g. "sched:sched_switch" */
 	__u32 id;		/* struct tr_event_header.id */
 	__u32 stream_id;	/* its channel's stream class */
 	const struct tr_ctf_field *fields;
@@ -50,6 +51,7 @@ struct tr_ctf_channel {
 };
 
 struct tr_ctf_trace {
+	__u8 uuid[16];		/* the trace's, random (RFC 4122 version 4) */
 	const char *hostname;
 	const char *backend;	/* which writer filled the buffers */
 	const char *clock;	/* what the timestamps were read from */

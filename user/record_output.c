@@ -3,18 +3,20 @@
  * tracer record's output: the trace directory's CTF metadata, tracer's
  * formats beside it, and the stream files the consumer appends packets to.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/random.h>
+#include <tracefs.h>
 
 #include "session.h"
 #include "tasks.h"
 #include "ctf.h"
 #include "context.h"
-#include <tracefs.h>
 
 #define MAX_FIELDS	128
 
@@ -163,6 +165,7 @@ int rec_write_metadata(struct session *s)
 	unsigned int n = s->events.count, i;
 	struct tr_ctf_event_class *classes = calloc(n, sizeof(*classes));
 	struct tr_ctf_field *fields = calloc((size_t)n * MAX_FIELDS, sizeof(*fields));
+	char **names = calloc(n, sizeof(*names));	/* "system:name", as perf's CTF has them */
 	struct tr_ctf_channel channels[TR_MAX_CHANNELS];
 	struct tr_ctf_trace trace = {
 		.backend = rec_backend_name(s), .clock = rec_clock_name(s), .context = context_desc(s),
@@ -170,11 +173,16 @@ int rec_write_metadata(struct session *s)
 		.classes = classes, .nclasses = n, .channels = channels, .nchannels = s->nchannels,
 	};
 	char host[256] = "unknown";
-	int err = 0, nf;
+	int err = classes && fields && names ? 0 : -ENOMEM, nf;
 	FILE *f;
 
 	gethostname(host, sizeof(host) - 1);
 	trace.hostname = host;
+	if (!err && getrandom(trace.uuid, sizeof(trace.uuid), 0) != sizeof(trace.uuid))
+		err = -EIO;
+	/* RFC 4122: version 4 (random), variant 1 */
+	trace.uuid[6] = (trace.uuid[6] & 0x0f) | 0x40;
+	trace.uuid[8] = (trace.uuid[8] & 0x3f) | 0x80;
 	for (i = 0; i < s->nchannels; i++)
 		channels[i] = (struct tr_ctf_channel) {
 			s->o->channels[i].name, i, s->cfg[i].subbuf_size * s->cfg[i].nsubbuf,
@@ -191,8 +199,12 @@ int rec_write_metadata(struct session *s)
 			nf = tr_ctf_add_stack_fields(fields + i * MAX_FIELDS, nf, MAX_FIELDS);
 		if (nf < 0)
 			err = nf;
+		if (asprintf(&names[i], "%s:%s", ev->system, ev->name) < 0) {
+			names[i] = NULL;
+			err = -ENOMEM;
+		}
 		classes[i] = (struct tr_ctf_event_class) {
-			ev->name, ev->id, ev->shape.channel, fields + i * MAX_FIELDS, nf < 0 ? 0 : nf,
+			names[i], ev->id, ev->shape.channel, fields + i * MAX_FIELDS, nf < 0 ? 0 : nf,
 		};
 	}
 	f = err ? NULL : tr_trace_dir_metadata(&s->dir);
@@ -213,6 +225,9 @@ int rec_write_metadata(struct session *s)
 		err = write_kernel_names(s);
 	if (err)
 		rec_say("cannot write the trace metadata in %s: %s", s->o->output, strerror(-err));
+	for (i = 0; names && i < n; i++)
+		free(names[i]);
+	free(names);
 	free(classes);
 	free(fields);
 	return err ? err : rec_write_stacks_info(s);

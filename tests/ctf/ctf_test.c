@@ -166,8 +166,9 @@ static void test_babeltrace_reads_every_event_with_fields(void)
 	EXPECT_EQ(count_lines(out, " sample: "), 300);
 	EXPECT(strstr(out, "{ count = 0, delta = 0, comm = \"abc\", path = \"/p/0\" }"));
 	EXPECT(strstr(out, "{ count = 299, delta = -299, comm = \"abc\", path = \"/p/299\" }"));
-	EXPECT(strstr(out, "testhost sample: { lost_full = 0, lost_wrap = 0, lost_big = 0, lost_busy = 0, "
-			   "cpu_id = 0, layout_version = 2 }, { payload_size = 33, pid = 7, tid = 8 }"));
+	EXPECT(strstr(out, "testhost sample: { tracer_lost_full = 0, tracer_lost_wrap = 0, tracer_lost_big = 0, "
+			   "tracer_lost_busy = 0, cpu_id = 0, tracer_layout_version = 2 }, "
+			   "{ tracer_payload_size = 33, pid = 7, tid = 8 }"));
 	EXPECT_EQ(count_lines(out, " W "), 0);
 	EXPECT_EQ(count_lines(out, "discarded"), 0);
 	if (tap_current_failed)
