@@ -93,7 +93,8 @@ $(BUILD)/fuzz/report_fuzz: tests/fuzz/report_fuzz.c user/report.c user/trace.c u
 	@mkdir -p $(@D)
 	clang $(FUZZ_CFLAGS) -o $@ $(filter %.c,$^) $(FUZZ_LIBS) -lelf
 
-$(BUILD)/fuzz/format_fuzz: tests/fuzz/format_fuzz.c user/format.c $(HEADERS)
+$(BUILD)/fuzz/format_fuzz: tests/fuzz/format_fuzz.c user/format.c user/print_fields.c \
+			   tests/format/records.h $(HEADERS)
 	@mkdir -p $(@D)
 	clang $(FUZZ_CFLAGS) -o $@ $(filter %.c,$^) $(FUZZ_LIBS)
 
