@@ -12,8 +12,9 @@
  *
  * The files are written into a private directory (on tmpfs when there is
  * one) and the whole report runs on it, printing into /dev/null: as text,
- * as export's JSON lines, Trace Event Format or Perfetto trace, or as
- * --stats, by the input's size.
+ * as export's JSON lines, Trace Event Format or Perfetto trace, as
+ * --stats, or as export's CTF copy (into a directory beside it, removed
+ * after each input), by the input's size.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -22,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <ftw.h>
 #include <sys/stat.h>
 
 #include "report.h"
@@ -40,16 +42,27 @@ static const struct { char letter; const char *name; } files[] = {
 };
 #define NFILES	(sizeof(files) / sizeof(files[0]))
 
-/*
- * report's sinks, and export's but the CTF copy: it writes a directory,
- * of records the reader has already checked.
- */
+/* report's sinks, and export's. */
 static const enum tr_report_format sinks[] = {
 	TR_REPORT_TEXT, TR_REPORT_JSONL, TR_REPORT_STATS, TR_REPORT_CHROME, TR_REPORT_PERFETTO,
+	TR_REPORT_CTF,
 };
 
-static char dir[64];
+static char dir[64], copy[80];
 static FILE *devnull;
+
+static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st, (void)type, (void)ftw;
+	return remove(path);
+}
+
+/* The CTF copy of the last input, if it made one. */
+static void remove_copy(void)
+{
+	if (!access(copy, F_OK) && nftw(copy, remove_entry, 8, FTW_DEPTH | FTW_PHYS))
+		abort();
+}
 
 static void remove_dir(void)
 {
@@ -62,19 +75,29 @@ static void remove_dir(void)
 	}
 	snprintf(path, sizeof(path), "%s/.tracer", dir);
 	rmdir(path);
+	snprintf(path, sizeof(path), "%s/metadata", dir);
+	unlink(path);
 	rmdir(dir);
+	remove_copy();
 }
 
 static void set_up(void)
 {
 	char path[128];
+	int fd;
 
 	snprintf(dir, sizeof(dir), "%s/tracer-fuzz.XXXXXX",
 		 access("/dev/shm", W_OK) ? "/tmp" : "/dev/shm");
 	snprintf(path, sizeof(path), "%s/.tracer", mkdtemp(dir));
 	if (mkdir(path, 0700) || !(devnull = fopen("/dev/null", "w")))
 		abort();
+	snprintf(copy, sizeof(copy), "%s-copy", dir);
 	atexit(remove_dir);
+	/* the copy's metadata, copied as it is: the reader never reads it */
+	snprintf(path, sizeof(path), "%s/metadata", dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0 || write(fd, "/* CTF 1.8 */\n", 14) != 14 || close(fd))
+		abort();
 }
 
 static void write_file(unsigned int which, const uint8_t *data, size_t size)
@@ -99,7 +122,7 @@ static unsigned int file_of(uint8_t letter)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct tr_report_opts opts = { .command = "report", .dir = dir };
+	struct tr_report_opts opts = { .command = "export", .dir = dir, .output_dir = copy };
 	const uint8_t *end = data + size, *at, *next;
 	int present[NFILES] = { 0 };
 	char path[128];
@@ -127,5 +150,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* Every sink: an input's size picks one, so each input runs once. */
 	opts.format = sinks[size % (sizeof(sinks) / sizeof(sinks[0]))];
 	tr_report(&opts, devnull);
+	remove_copy();
 	return 0;
 }
