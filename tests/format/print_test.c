@@ -124,7 +124,7 @@ static void every_tracefs_format_prints_as_libtraceevent(void)
 			snprintf(label, sizeof(label), "%s:%s", systems[i], events[j]);
 			if (sane) {
 				formats++;
-				planned += compare_format(label, sane, 200) == 1;
+				planned += compare_format(label, sane, 60) == 1;
 			}
 			free(sane);
 			free(format);
