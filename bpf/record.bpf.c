@@ -530,6 +530,66 @@ int tr_tracepoint(void *ctx)
 }
 
 
+/* --- Uprobes: a user function's entry or return ------------------------------- */
+
+/*
+ * The record of a uprobe (the address and the first six argument
+ * registers) or a uretprobe (the return address and the return value), as
+ * user/probes.c describes them.
+ */
+struct tr_uprobe_record {
+	struct trace_entry common;
+	__u64 ip;
+	__u64 values[6];
+};
+
+/*
+ * Its filter runs in the tp_btf programs' slot: those run in a task's
+ * system call and exec paths, which a uprobe's trap from user mode never
+ * interrupts, nor they it.
+ */
+static __always_inline int record_uprobe(struct pt_regs *regs, bool ret)
+{
+	__u32 id = bpf_get_attach_cookie(regs);
+	const struct tr_event_shape *shape;
+	struct tr_uprobe_record rec = {};
+	__u32 size;
+
+	if (tr_stopped || !wanted())
+		return 0;
+	shape = bpf_map_lookup_elem(&tr_events, &id);
+	if (!shape)
+		return 0;
+	rec.ip = PT_REGS_IP(regs);
+	if (ret) {
+		rec.values[0] = PT_REGS_RC(regs);
+	} else {
+		rec.values[0] = PT_REGS_PARM1(regs);
+		rec.values[1] = PT_REGS_PARM2(regs);
+		rec.values[2] = PT_REGS_PARM3(regs);
+		rec.values[3] = PT_REGS_PARM4(regs);
+		rec.values[4] = PT_REGS_PARM5(regs);
+		rec.values[5] = regs->r9;	/* x86-64; this libbpf has no PT_REGS_PARM6 */
+	}
+	size = shape->fixed_size < sizeof(rec) ? shape->fixed_size : sizeof(rec);
+	if (record_wanted(&rec, id, shape, TR_FILTER_SLOT_TP_BTF))
+		write_record(regs, &rec, id, size, shape);
+	check_trigger(&rec, id, shape, TR_FILTER_SLOT_TP_BTF);
+	return 0;
+}
+
+SEC("?uprobe")
+int tr_uprobe(struct pt_regs *regs)
+{
+	return record_uprobe(regs, false);
+}
+
+SEC("?uretprobe")
+int tr_uretprobe(struct pt_regs *regs)
+{
+	return record_uprobe(regs, true);
+}
+
 /* --- Where user code is: executable mappings, for user stacks (-g) ------- */
 
 /* tracer:vm_map's event id (tracer/record.h), when -g takes user stacks. */

@@ -11,6 +11,7 @@
 #include <event-parse.h>
 
 #include "events.h"
+#include "probes.h"
 #include "filter.h"
 #include "names.h"
 #include "syscalls.h"
@@ -108,7 +109,7 @@ static int matches(const char *spec, const char *full)
 	return fnmatch(spec, full, 0) == 0;
 }
 
-static struct tr_event *find_event(struct tr_event_set *set, const char *full)
+struct tr_event *tr_events_find(struct tr_event_set *set, const char *full)
 {
 	unsigned int i;
 	size_t sys = strchr(full, ':') - full;
@@ -281,11 +282,20 @@ int tr_events_resolve(struct tr_event_set *set, const char *const *specs,
 	set->tep = tep_alloc();
 	set->events = calloc(TR_MAX_EVENTS, sizeof(*set->events));
 	for (s = 0; s < nspecs && !err; s++) {
+		if (tr_probe_spec(specs[s])) {
+			err = tr_probe_add(set, specs[s], why, whylen);
+			ev = err ? NULL : &set->events[set->count - 1];
+			if (ev)
+				ev->shape.channel = channels ? channels[s] : 0;
+			if (ev)
+				err = add_filter(ev, specs[s], filters ? filters[s] : NULL, why, whylen);
+			continue;
+		}
 		for (i = 0, found = 0; names[i] && !err; i++) {
 			if (!matches(specs[s], names[i]))
 				continue;
 			found++;
-			ev = find_event(set, names[i]);
+			ev = tr_events_find(set, names[i]);
 			if (ev && ev->shape.channel != (channels ? channels[s] : 0))
 				err = channel_conflict(ev, specs[s], why, whylen);
 			if (!ev && !err) {
@@ -329,7 +339,7 @@ int tr_events_add_trigger(struct tr_event_set *set, const char *spec, __u32 *id,
 		free(name);
 		return -EINVAL;
 	}
-	ev = find_event(set, name);
+	ev = tr_events_find(set, name);
 	*recorded = ev != NULL;
 	names = ev ? NULL : all_event_names();
 	for (i = 0; names && names[i] && !found; i++)
@@ -366,6 +376,7 @@ void tr_events_free(struct tr_event_set *set)
 		free(set->events[i].name);
 		free(set->events[i].format);
 		free(set->events[i].filter);
+		free(set->events[i].probe_path);
 	}
 	free(set->events);
 	if (set->tep)

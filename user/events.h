@@ -28,6 +28,8 @@ struct tr_event {
 	int syscall_exit;		/* ... and which of the two */
 	struct tr_filter *filter;	/* --filter compiled, or NULL: record all */
 	int unfiltered;			/* some -e selected it without a filter */
+	char *probe_path;		/* a uprobe's file (probes.h; name: the function), or NULL */
+	int probe_return;		/* ... a uretprobe */
 };
 
 struct tr_event_set {
@@ -37,7 +39,8 @@ struct tr_event_set {
 };
 
 /*
- * Resolve specs ("system:event", globs allowed in both parts) into a set
+ * Resolve specs ("system:event", globs allowed in both parts, or a probe:
+ * probes.h) into a set
  * of distinct events, each with the filter of filters[i] (NULL, or NULL
  * entries: none) compiled for it; an event that several specs select
  * passes what any of their filters passes, and each in the channel
@@ -70,6 +73,9 @@ int tr_events_add_trigger(struct tr_event_set *set, const char *spec, __u32 *id,
 	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n" \
 	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n" \
 	"\n"
+
+/* The event "system:name" of set, or NULL. */
+struct tr_event *tr_events_find(struct tr_event_set *set, const char *full);
 
 /*
  * Add an event that is not a tracepoint but is described in tracefs's

@@ -149,6 +149,16 @@ static bool has_filters(const struct session *s)
 	return s->trigger.ninsn > 0;
 }
 
+/* How many events are uprobes (ret 0) or uretprobes (ret 1). */
+static unsigned int probes(const struct session *s, int ret)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < s->events.count; i++)
+		n += s->events.events[i].probe_path && s->events.events[i].probe_return == ret;
+	return n;
+}
+
 static int configure(struct session *s)
 {
 	const struct tr_record_opts *o = s->o;
@@ -191,6 +201,8 @@ static int configure(struct session *s)
 		bpf_program__set_autoload(skel->progs.tr_follow_fork, false);
 	s->derive_context = kernel_resolves_preempt_count();
 	choose_syscall_programs(s);
+	bpf_program__set_autoload(skel->progs.tr_uprobe, probes(s, 0) > 0);
+	bpf_program__set_autoload(skel->progs.tr_uretprobe, probes(s, 1) > 0);
 	return err;
 }
 
@@ -288,6 +300,13 @@ static int choose_backend(struct session *s)
 		return -ENODEV;
 	}
 	s->use_kmod = s->o->backend != TR_BACKEND_BPF && !why_not;
+	if (s->use_kmod && probes(s, 0) + probes(s, 1)) {
+		if (s->o->backend == TR_BACKEND_KMOD) {
+			rec_say("uprobes record through BPF buffers only, so far: use --backend bpf");
+			return -EINVAL;
+		}
+		s->use_kmod = 0;
+	}
 	if (s->use_kmod && s->nchannels > 1) {
 		rec_say("--channel: the module has one buffer per CPU, so far: add --backend bpf");
 		return -EINVAL;
@@ -487,6 +506,24 @@ static int follow_tasks(struct session *s)
 	return err;
 }
 
+/* A uprobe or uretprobe on its function, in every process (wanted() picks them). */
+static int attach_probe(struct session *s, const struct tr_event *ev, struct bpf_link **link)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, uopts, .func_name = ev->name, .retprobe = ev->probe_return,
+		    .bpf_cookie = ev->id);
+	struct bpf_program *prog = ev->probe_return ? s->skel->progs.tr_uretprobe :
+				   s->skel->progs.tr_uprobe;
+
+	*link = bpf_program__attach_uprobe_opts(prog, -1, ev->probe_path, 0, &uopts);
+	if (!*link) {
+		rec_say("cannot attach %s:%s in %s: %s", ev->system, ev->name, ev->probe_path,
+			strerror(errno));
+		return -errno;
+	}
+	s->nattached++;
+	return 0;
+}
+
 static int attach(struct session *s)
 {
 	unsigned int i;
@@ -521,6 +558,12 @@ static int attach(struct session *s)
 
 		if (stop_requested || s->write_error)
 			return -ECANCELED;
+		if (ev->probe_path) {
+			err = attach_probe(s, ev, &s->links[i]);
+			if (err)
+				return err;
+			continue;
+		}
 		if (ev->not_a_tracepoint || by_syscall(s, ev))
 			continue;
 		s->links[i] = bpf_program__attach_tracepoint_opts(s->skel->progs.tr_tracepoint,
