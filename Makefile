@@ -6,7 +6,7 @@ CC      ?= gcc
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=gnu11 -Wall -Wextra -Werror -Iinclude -Iuser -Ibpf -I$(BUILD)/bpf -I$(BUILD)/gen \
 	   $(shell pkg-config --cflags libtracefs libtraceevent)
-LDLIBS  += -lbpf -lelf -lz -lpthread \
+LDLIBS  += -lbpf -ldw -lelf -lz -lpthread \
 	   $(shell pkg-config --libs libtracefs libtraceevent)
 
 # BPF programs: one object and one bpftool skeleton per bpf/*.bpf.c.

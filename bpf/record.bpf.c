@@ -120,14 +120,17 @@ struct {
  * record before writing it and may be interrupted, on its CPU, by one of
  * another kind: tracepoint records, and tracer:vm_map records (in system
  * call and exec programs, and in the state dump's iterator, which may be
- * preempted).  Twice the largest record, so a size masked with
- * SCRATCH_MASK stays inside.
+ * preempted), and uprobe records (built before they may be copied into
+ * the tracepoint one, for the module or -g; while a uprobe program runs
+ * on a CPU, trace_call_bpf() skips any other there).  Twice the largest
+ * record, so a size masked with SCRATCH_MASK stays inside.
  */
 #define SCRATCH_MASK		(2 * TR_BPF_MAX_RECORD - 1)
 enum scratch_slot {
 	SCRATCH_RECORD,
 	SCRATCH_VM_MAP,
 	SCRATCH_VM_DUMP,
+	SCRATCH_PROBE,
 	NR_SCRATCH
 };
 struct {
@@ -532,49 +535,82 @@ int tr_tracepoint(void *ctx)
 
 /* --- Uprobes: a user function's entry or return ------------------------------- */
 
-/*
- * The record of a uprobe (the address and the first six argument
- * registers) or a uretprobe (the return address and the return value), as
- * user/probes.c describes them.
- */
-struct tr_uprobe_record {
-	struct trace_entry common;
-	__u64 ip;
-	__u64 values[6];
+/* A scratch record, whole: what a function verified on its own may write. */
+struct tr_scratch_record {
+	char bytes[2 * TR_BPF_MAX_RECORD];
 };
 
 /*
- * Its filter runs in the tp_btf programs' slot: those run in a task's
- * system call and exec paths, which a uprobe's trap from user mode never
- * interrupts, nor they it.
+ * The strings the string arguments point to, after the size bytes of
+ * fixed part of the record in scratch: the record's size.  A string that
+ * cannot be read (a bad pointer, a page not present) is recorded as
+ * "(fault)", as ftrace's probes do.  A global function, so the verifier
+ * checks it once rather than for every path through six strings.
+ */
+__noinline __u32 tr_add_strings(struct tr_scratch_record *scratch, __u32 size, __u32 strings)
+{
+	struct tr_probe_record *rec = (struct tr_probe_record *)scratch;
+	__u32 at = size;
+	int i;
+
+	if (!scratch)
+		return 0;
+	for (i = 0; i < TR_PROBE_VALUES; i++) {
+		long n;
+
+		if (!(strings & (1u << i)))
+			continue;
+		barrier_var(at);
+		if (at > TR_BPF_MAX_RECORD - TR_PROBE_STRING_MAX)
+			break;
+		at &= TR_BPF_MAX_RECORD - 1;
+		n = bpf_probe_read_user_str(scratch->bytes + at, TR_PROBE_STRING_MAX,
+					    (const void *)rec->values[i]);
+		if (n <= 0) {
+			__builtin_memcpy(scratch->bytes + at, "(fault)", 8);
+			n = 8;
+		}
+		rec->values[i] = n << 16 | at;
+		at += n;
+	}
+	return at;
+}
+
+/*
+ * A uprobe's record (tracer/record.h), built in its scratch record for
+ * the strings.  Its filter runs in the tp_btf programs' slot: those run
+ * in a task's system call and exec paths, which a uprobe's trap from user
+ * mode never interrupts, nor they it.
  */
 static __always_inline int record_uprobe(struct pt_regs *regs, bool ret)
 {
-	__u32 id = bpf_get_attach_cookie(regs);
+	__u32 id = bpf_get_attach_cookie(regs), slot = SCRATCH_PROBE, size;
 	const struct tr_event_shape *shape;
-	struct tr_uprobe_record rec = {};
-	__u32 size;
+	struct tr_probe_record *rec;
 
 	if (tr_stopped || !wanted())
 		return 0;
 	shape = bpf_map_lookup_elem(&tr_events, &id);
-	if (!shape)
+	rec = bpf_map_lookup_elem(&tr_scratch, &slot);
+	if (!shape || !rec)
 		return 0;
-	rec.ip = PT_REGS_IP(regs);
+	rec->ip = PT_REGS_IP(regs);
 	if (ret) {
-		rec.values[0] = PT_REGS_RC(regs);
+		rec->values[0] = PT_REGS_RC(regs);
 	} else {
-		rec.values[0] = PT_REGS_PARM1(regs);
-		rec.values[1] = PT_REGS_PARM2(regs);
-		rec.values[2] = PT_REGS_PARM3(regs);
-		rec.values[3] = PT_REGS_PARM4(regs);
-		rec.values[4] = PT_REGS_PARM5(regs);
-		rec.values[5] = regs->r9;	/* x86-64; this libbpf has no PT_REGS_PARM6 */
+		rec->values[0] = PT_REGS_PARM1(regs);
+		rec->values[1] = PT_REGS_PARM2(regs);
+		rec->values[2] = PT_REGS_PARM3(regs);
+		rec->values[3] = PT_REGS_PARM4(regs);
+		rec->values[4] = PT_REGS_PARM5(regs);
+		rec->values[5] = regs->r9;	/* x86-64; this libbpf has no PT_REGS_PARM6 */
 	}
-	size = shape->fixed_size < sizeof(rec) ? shape->fixed_size : sizeof(rec);
-	if (record_wanted(&rec, id, shape, TR_FILTER_SLOT_TP_BTF))
-		write_record(regs, &rec, id, size, shape);
-	check_trigger(&rec, id, shape, TR_FILTER_SLOT_TP_BTF);
+	size = shape->fixed_size < sizeof(*rec) ? shape->fixed_size : sizeof(*rec);
+	if (shape->probe_strings)
+		size = tr_add_strings((struct tr_scratch_record *)rec, size, shape->probe_strings);
+	if (record_wanted(rec, id, shape, TR_FILTER_SLOT_TP_BTF))
+		write_record(regs, rec, id, size, shape);
+	check_trigger(rec, id, shape, TR_FILTER_SLOT_TP_BTF);
 	return 0;
 }
 

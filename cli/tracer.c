@@ -35,7 +35,8 @@
 static const char usage_record[] =
 "usage: tracer record -e EVENT [-e EVENT...] [options] [-- command [args...]]\n"
 "  -e, --event EVENT      tracepoint, e.g. sched:sched_switch, 'sched:*', 'syscalls:sys_enter_*';\n"
-"                         uprobe:PATH:FUNCTION (arg1..arg6), uretprobe:PATH:FUNCTION (ret);\n"
+"                         uprobe:PATH:FUNCTION[(ARG,...)] or uprobe:PATH:FUNCTION+OFFSET (arguments\n"
+"                         by name from DWARF, else arg1..arg6), uretprobe:PATH:FUNCTION (ret);\n"
 "                         EVENT@NAME records it in channel NAME (--channel)\n"
 "      --filter EXPR      record only the events of the -e before it that pass EXPR, in ftrace's\n"
 "                         syntax, e.g. 'prev_pid != 0 && prev_comm ~ \"kworker*\"' (evaluated in the kernel)\n"

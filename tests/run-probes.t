@@ -1,10 +1,14 @@
 #!/bin/bash
-# Uprobes and uretprobes on this kernel (probes.h): the helper `probed N`
-# calls tr_probed(i, 2i + 1) for i = 1..N, which returns 3i + 1.  Every
-# call is recorded once at its entry with those arguments and once at its
-# return with that value, in report and in babeltrace2; a --filter on an
-# argument selects exactly its calls; and wrong specs are refused in one
-# line before anything is recorded.
+# Uprobes and uretprobes on this kernel (probes.h), on the helper `probed
+# N`: for i = 1..N it calls tr_probed(i, 2i + 1), which returns 3i + 1,
+# and tr_named(NAME, -i), NAME cycling through alpha, beta, gamma, which
+# returns -2i.  Every call is recorded once at its entry with those
+# arguments, named and typed by the helper's DWARF, and once at its return
+# with that value, in report and in babeltrace2; without debug
+# information the registers come raw; an argument selection, an offset
+# into the function and a --filter on an argument or a string select
+# exactly what they should; and wrong specs are refused in one line before
+# anything is recorded.
 TEST_NAME=probes
 . "$(dirname "$0")/lib.sh"
 require_root "needs root for BPF and uprobes"
@@ -12,44 +16,137 @@ PROBED=$BUILD/tests/helpers/probed
 N=1000
 
 # values EVENT FIELD FILE: the FIELD values of EVENT's lines in report's
-# (FIELD=0xHEX) or babeltrace2's (FIELD = DEC) text, in decimal, sorted.
+# (FIELD=VALUE) or babeltrace2's (FIELD = VALUE) text, as integers in
+# decimal or strings as they are, sorted.
 values() {
-	grep " $1: " "$3" | grep -oE "\b$2( = |=)(0x)?[0-9a-f]+" | sed 's/.*= *//' |
-		while read -r v; do echo $((v)); done | sort -n
+	grep " $1: " "$3" | grep -oE "\b$2( = |=)(\"[a-z()]*\"|[a-z()]+|-?(0x)?[0-9a-fA-F]+)" |
+		sed 's/^[^=]*= *//; s/"//g' | while read -r v; do
+			if [[ $v =~ ^-?(0x[0-9a-fA-F]+|[0-9]+)$ ]]; then echo $((v)); else echo "$v"; fi
+		done | sort
 }
 expected() { # expected FORMULA: FORMULA of i for i = 1..N, sorted
-	for ((i = 1; i <= N; i++)); do echo $(($1)); done | sort -n
+	for ((i = 1; i <= N; i++)); do echo $(($1)); done | sort
+}
+expected_names() {
+	for ((i = 1; i <= N; i++)); do
+		case $((i % 3)) in 0) echo alpha ;; 1) echo beta ;; 2) echo gamma ;; esac
+	done | sort
+}
+# same EVENT FIELD FILE EXPECTED: FIELD of EVENT in FILE is EXPECTED, or say so.
+same() {
+	values "$1" "$2" "$3" | cmp -s - "$4" ||
+		{ echo "# $(basename "$3"): $1 $2: $(values "$1" "$2" "$3" | head -3 | tr '\n' ' ')..."; return 1; }
+}
+record() { # record DIR SPEC...: record the helper's N calls with those -e
+	local dir=$1 spec args=()
+	shift
+	for spec; do args+=(-e "$spec"); done
+	"$TRACER" record -o "$work/$dir" "${args[@]}" -- "$PROBED" $N >/dev/null \
+		2>"$work/$dir.log" || { diag "$work/$dir.log"; return 1; }
+	"$TRACER" report "$work/$dir" >"$work/$dir.txt" 2>"$work/$dir.err" &&
+		babeltrace2 "$work/$dir" >"$work/$dir.bt" 2>"$work/$dir.bterr" ||
+		{ diag "$work/$dir.err" "$work/$dir.bterr"; return 1; }
 }
 
 every_call_with_its_arguments() {
-	"$TRACER" record -o "$work/t" -e "uprobe:$PROBED:tr_probed" \
-		-e "uretprobe:$PROBED:tr_probed" -- "$PROBED" $N >/dev/null 2>"$work/record.log" ||
-		{ diag "$work/record.log"; return 1; }
-	"$TRACER" report "$work/t" >"$work/report.txt" 2>"$work/report.err" &&
-		babeltrace2 "$work/t" >"$work/bt.txt" 2>"$work/bt.err" ||
-		{ diag "$work/report.err" "$work/bt.err"; return 1; }
-	expected i >"$work/arg1"
-	expected '2 * i + 1' >"$work/arg2"
-	expected '3 * i + 1' >"$work/ret"
+	record t "uprobe:$PROBED:tr_probed" "uretprobe:$PROBED:tr_probed" \
+		"uprobe:$PROBED:tr_named" "uretprobe:$PROBED:tr_named" || return 1
+	expected i >"$work/a"
+	expected '2 * i + 1' >"$work/b"
+	expected '3 * i + 1' >"$work/sum"
+	expected -i >"$work/delta"
+	expected '-2 * i' >"$work/twice"
+	expected_names >"$work/names"
 	local file ok=0
-	for file in report.txt bt.txt; do
-		values uprobe:tr_probed arg1 "$work/$file" | cmp -s - "$work/arg1" &&
-			values uprobe:tr_probed arg2 "$work/$file" | cmp -s - "$work/arg2" &&
-			values uretprobe:tr_probed ret "$work/$file" | cmp -s - "$work/ret" ||
-			{ echo "# $file: $(grep -c ' uprobe:tr_probed: ' "$work/$file") entries, $(grep -c ' uretprobe:tr_probed: ' "$work/$file") returns"; ok=1; }
+	for file in t.txt t.bt; do
+		same uprobe:tr_probed a "$work/$file" "$work/a" &&
+			same uprobe:tr_probed b "$work/$file" "$work/b" &&
+			same uretprobe:tr_probed ret "$work/$file" "$work/sum" &&
+			same uprobe:tr_named name "$work/$file" "$work/names" &&
+			same uprobe:tr_named delta "$work/$file" "$work/delta" &&
+			same uretprobe:tr_named ret "$work/$file" "$work/twice" || ok=1
 	done
 	return $ok
 }
-check "uprobe and uretprobe: each of $N calls once, with its arguments and return value (report, babeltrace2)" \
+check "uprobes and uretprobes: each of $N calls once, its arguments by name (integers, signed, strings) and its return value (report, babeltrace2)" \
 	every_call_with_its_arguments
 
-filter_on_an_argument() {
-	"$TRACER" record -o "$work/f" -e "uprobe:$PROBED:tr_probed" --filter 'arg1 <= 10' \
+raw_registers_without_debug_information() {
+	cp "$PROBED" "$work/stripped" && strip --strip-debug "$work/stripped" || return 1
+	PROBED=$work/stripped record s "uprobe:$work/stripped:tr_probed" \
+		"uretprobe:$work/stripped:tr_probed" || return 1
+	expected i >"$work/a"
+	expected '3 * i + 1' >"$work/sum"
+	grep -q "has no debug information for tr_probed: its registers are recorded raw" "$work/s.log" &&
+		same uprobe:tr_probed arg1 "$work/s.txt" "$work/a" &&
+		same uretprobe:tr_probed ret "$work/s.bt" "$work/sum" ||
+		{ diag "$work/s.log"; return 1; }
+}
+check "without debug information: said, and the raw registers recorded (arg1, ret)" \
+	raw_registers_without_debug_information
+
+selected_arguments() {
+	record sel "uprobe:$PROBED:tr_named(delta)" || return 1
+	expected -i >"$work/delta"
+	same uprobe:tr_named delta "$work/sel.txt" "$work/delta" &&
+		! grep -q 'name=' "$work/sel.txt" && ! grep -q 'name = ' "$work/sel.bt"
+}
+check "FUNCTION(delta) records that argument and no other" selected_arguments
+
+filters_on_arguments() {
+	"$TRACER" record -o "$work/f" -e "uprobe:$PROBED:tr_probed" --filter 'a <= 10' \
+		-e "uprobe:$PROBED:tr_named" --filter 'name == "gamma" && delta > -30' \
 		-- "$PROBED" $N >/dev/null 2>"$work/f.log" || { diag "$work/f.log"; return 1; }
 	"$TRACER" report "$work/f" >"$work/f.txt" &&
-		[ "$(values uprobe:tr_probed arg1 "$work/f.txt" | tr '\n' ' ')" = "1 2 3 4 5 6 7 8 9 10 " ]
+		[ "$(values uprobe:tr_probed a "$work/f.txt" | sort -n | tr '\n' ' ')" = "1 2 3 4 5 6 7 8 9 10 " ] &&
+		[ "$(values uprobe:tr_named delta "$work/f.txt" | sort -n | tr '\n' ' ')" = "-29 -26 -23 -20 -17 -14 -11 -8 -5 -2 " ]
 }
-check "--filter 'arg1 <= 10' records exactly the calls 1 to 10" filter_on_an_argument
+check "--filter on an integer argument and on a string argument records exactly the calls that pass" \
+	filters_on_arguments
+
+# The offsets into tr_probed where a line of its source starts (DWARF's line table).
+line_offsets() {
+	local start address
+	start=$((16#$(nm "$PROBED" | awk '$3 == "tr_probed" { print $1 }')))
+	objdump --dwarf=decodedline "$PROBED" | awk '$3 ~ /^0x/ { print $3 }' |
+		while read -r address; do
+			((address > start && address < start + 64)) && echo $((address - start))
+		done | sort -un
+}
+offset_into_the_function() {
+	local at bad offsets
+	offsets=$(line_offsets)
+	at=$(head -1 <<<"$offsets")
+	bad=$(for ((o = 1; o < 64; o++)); do grep -qx $o <<<"$offsets" || { echo $o; break; }; done)
+	[ -n "$at" ] && [ -n "$bad" ] || { echo "# no line offsets in tr_probed"; return 1; }
+	record off "uprobe:$PROBED:tr_probed+$at" || return 1
+	[ "$(grep -c " uprobe:tr_probed_$at: " "$work/off.txt")" = $N ] &&
+		[ "$(grep -c " uprobe:tr_probed_$at: " "$work/off.bt")" = $N ] ||
+		{ echo "# +$at: $(grep -c " uprobe:tr_probed_$at: " "$work/off.txt") events"; return 1; }
+	refuses "tr_probed+$bad: no line of tr_probed's source starts there" "uprobe:$PROBED:tr_probed+$bad"
+}
+
+only_the_process_of_p() {
+	"$PROBED" $N "$work/go" >/dev/null &
+	local target=$! other
+	"$PROBED" $N "$work/go" >/dev/null &
+	other=$!
+	"$TRACER" record -e "uprobe:$PROBED:tr_named" -p "$target" -o "$work/p" 2>"$work/p.log" &
+	local recorder=$!
+	wait_recording "$recorder" "$work/p.log" ||
+		{ kill "$recorder" "$target" "$other"; wait; return 1; }
+	touch "$work/go"
+	wait "$target" "$other"
+	kill -INT "$recorder"
+	wait "$recorder" || { diag "$work/p.log"; return 1; }
+	"$TRACER" report "$work/p" >"$work/p.txt" || return 1
+	local pids
+	pids=$(grep ' uprobe:tr_named: ' "$work/p.txt" | awk '{ print $2 }' | sort -u | tr '\n' ' ')
+	[ "$(grep -c ' uprobe:tr_named: ' "$work/p.txt")" = $N ] && [ "$pids" = "$target " ] ||
+		{ echo "# pids $pids, target $target"; diag "$work/p.log"; return 1; }
+}
+check "-p PID: every call of that process, none of another running the same program" \
+	only_the_process_of_p
 
 refuses() { # refuses PATTERN SPEC: exit 2, one line matching PATTERN, no trace
 	rm -rf "$out"
@@ -58,12 +155,17 @@ refuses() { # refuses PATTERN SPEC: exit 2, one line matching PATTERN, no trace
 	[ "$got" = 2 ] && [ "$(wc -l <"$work/stderr")" = 1 ] && grep -q -- "$1" "$work/stderr" &&
 		[ ! -e "$out" ] || { echo "# exit $got"; diag "$work/stderr"; return 1; }
 }
+check "FUNCTION+OFFSET where a line starts: every call; elsewhere: refused" offset_into_the_function
 check "a function the file lacks: refused, the closest named" \
 	refuses "has no function 'tr_probe'; did you mean tr_probed?" "uprobe:$PROBED:tr_probe"
+check "an argument the function lacks: refused, its arguments named" \
+	refuses "tr_named has no argument 'nam'; it has name, delta" "uprobe:$PROBED:tr_named(nam)"
 check "a file that is not there: refused" \
 	refuses "$work/nosuch: No such file or directory" "uprobe:$work/nosuch:main"
 check "a file that is no ELF: refused" refuses "is not an ELF file" "uprobe:$0:main"
 check "no function in the spec: refused with the form" \
 	refuses "as uretprobe:PATH:FUNCTION" "uretprobe:$PROBED"
+check "arguments of a uretprobe: refused" \
+	refuses "it records the return value" "uretprobe:$PROBED:tr_named(name)"
 
 echo "1..$n"

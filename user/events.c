@@ -376,7 +376,7 @@ void tr_events_free(struct tr_event_set *set)
 		free(set->events[i].name);
 		free(set->events[i].format);
 		free(set->events[i].filter);
-		free(set->events[i].probe_path);
+		tr_probe_free(set->events[i].probe);
 	}
 	free(set->events);
 	if (set->tep)

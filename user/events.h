@@ -13,6 +13,7 @@
 #include <tracer/record.h>
 
 struct tr_filter;
+struct tr_probe;
 
 struct tep_event;
 
@@ -28,8 +29,7 @@ struct tr_event {
 	int syscall_exit;		/* ... and which of the two */
 	struct tr_filter *filter;	/* --filter compiled, or NULL: record all */
 	int unfiltered;			/* some -e selected it without a filter */
-	char *probe_path;		/* a uprobe's file (probes.h; name: the function), or NULL */
-	int probe_return;		/* ... a uretprobe */
+	struct tr_probe *probe;		/* a uprobe's (probes.h), or NULL */
 };
 
 struct tr_event_set {

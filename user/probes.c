@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,34 +20,61 @@
 #include "names.h"
 #include "probes.h"
 
-#define STR(x)	#x
-#define XSTR(x)	STR(x)
-
-/* The records' layout: bpf/record.bpf.c's struct tr_uprobe_record. */
-#define FIELD(name, offset) \
-	"\tfield:unsigned long " name ";\toffset:" XSTR(offset) ";\tsize:8;\tsigned:0;\n"
-
-static const char entry_fields[] =
-	FIELD("ip", 8) FIELD("arg1", 16) FIELD("arg2", 24) FIELD("arg3", 32)
-	FIELD("arg4", 40) FIELD("arg5", 48) FIELD("arg6", 56)
-	"\nprint fmt: \"(0x%lx) arg1=0x%lx arg2=0x%lx arg3=0x%lx arg4=0x%lx arg5=0x%lx arg6=0x%lx\", "
-	"REC->ip, REC->arg1, REC->arg2, REC->arg3, REC->arg4, REC->arg5, REC->arg6\n";
-
-/* ip: where the function returns to. */
-static const char return_fields[] =
-	FIELD("ip", 8) FIELD("ret", 16)
-	"\nprint fmt: \"(0x%lx) ret=0x%lx\", REC->ip, REC->ret\n";
+/* A spec taken apart: KIND:PATH:FUNCTION[+OFFSET][(NAME, ...)]. */
+struct probe_spec {
+	int ret;			/* a uretprobe */
+	char *path;			/* allocated: the rest point into it */
+	char *function;
+	unsigned long offset;
+	char *selection;		/* the names between the parentheses, or NULL */
+};
 
 int tr_probe_spec(const char *spec)
 {
 	return !strncmp(spec, "uprobe:", 7) || !strncmp(spec, "uretprobe:", 10);
 }
 
-static int identifier(const char *s)
+static int identifier(const char *s, size_t n)
 {
-	size_t n = strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+	return n && n < 64 && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				     "0123456789_") >= n && !(s[0] >= '0' && s[0] <= '9');
+}
 
-	return n && !s[n] && !(s[0] >= '0' && s[0] <= '9') && n < 128;
+static int parse_spec(const char *spec, struct probe_spec *p, char *why, size_t whylen)
+{
+	char *open, *plus, *end;
+
+	memset(p, 0, sizeof(*p));
+	p->ret = !strncmp(spec, "uretprobe:", 10);
+	p->path = strdup(strchr(spec, ':') + 1);
+	open = p->path ? strchr(p->path, '(') : NULL;
+	if (open && open[strlen(open) - 1] == ')') {
+		open[strlen(open) - 1] = 0;
+		*open = 0;
+		p->selection = open + 1;
+	}
+	p->function = p->path ? strrchr(p->path, ':') : NULL;
+	if (p->function && p->function != p->path)
+		*p->function++ = 0;
+	plus = p->function ? strchr(p->function, '+') : NULL;
+	if (plus && !p->ret) {
+		*plus++ = 0;
+		errno = 0;
+		p->offset = strtoul(plus, &end, 0);
+		if (errno || *end || !*plus || *plus == '-')
+			plus = p->function = NULL;
+	}
+	if (p->function && identifier(p->function, strlen(p->function)) &&
+	    (!open || (p->selection && !p->ret && !p->offset)))
+		return 0;
+	if (p->ret)
+		snprintf(why, whylen, "-e %s: as uretprobe:PATH:FUNCTION (it records the return "
+			 "value), the function a C name", spec);
+	else
+		snprintf(why, whylen, "-e %s: as uprobe:PATH:FUNCTION[(ARG, ...)] or "
+			 "uprobe:PATH:FUNCTION+OFFSET, the function a C name", spec);
+	free(p->path);
+	return -EINVAL;
 }
 
 /* The closest function name in an ELF symbol table so far, and its distance. */
@@ -102,74 +130,300 @@ static int elf_has_function(int fd, const char *name, struct closest *c)
 	return found;
 }
 
-/* Why path:function cannot be probed, into why; 0 if it can. */
-static int check_target(const char *path, const char *function, char *why, size_t whylen)
+/* The file of p, open, if it defines p's function; else -errno and why. */
+static int open_target(const struct probe_spec *p, char *why, size_t whylen)
 {
 	struct closest c = { "", ~0u };
 	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), has;
+	int fd = open(p->path, O_RDONLY | O_CLOEXEC), has;
 
 	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		snprintf(why, whylen, "%s: %s", path, fd < 0 ? strerror(errno) : "not a regular file");
+		snprintf(why, whylen, "%s: %s", p->path,
+			 fd < 0 ? strerror(errno) : "not a regular file");
 		if (fd >= 0)
 			close(fd);
 		return fd < 0 ? -errno : -EINVAL;
 	}
-	has = elf_has_function(fd, function, &c);
+	has = elf_has_function(fd, p->function, &c);
+	if (has > 0)
+		return fd;
 	close(fd);
-	if (has < 0) {
-		snprintf(why, whylen, "%s is not an ELF file", path);
-		return -EINVAL;
-	}
-	if (has)
-		return 0;
-	if (c.name[0] && c.distance <= strlen(function) / 3 + 2)
-		snprintf(why, whylen, "%s has no function '%s'; did you mean %s?", path, function, c.name);
+	if (has < 0)
+		snprintf(why, whylen, "%s is not an ELF file", p->path);
+	else if (c.name[0] && c.distance <= strlen(p->function) / 3 + 2)
+		snprintf(why, whylen, "%s has no function '%s'; did you mean %s?", p->path,
+			 p->function, c.name);
 	else
-		snprintf(why, whylen, "%s has no function '%s' in its symbol tables", path, function);
+		snprintf(why, whylen, "%s has no function '%s' in its symbol tables", p->path,
+			 p->function);
+	return has < 0 ? -EINVAL : -ENOENT;
+}
+
+/* The six argument registers and the return register, as they are. */
+static void raw_registers(struct tr_probe_args *args)
+{
+	unsigned int i;
+
+	memset(args, 0, sizeof(*args));
+	for (i = 0; i < TR_PROBE_VALUES; i++) {
+		snprintf(args->arg[i].name, sizeof(args->arg[i].name), "arg%u", i + 1);
+		args->arg[i].slot = i;
+		args->arg[i].size = 8;
+		args->arg[i].kind = TR_PROBE_REGISTER;
+	}
+	args->count = TR_PROBE_VALUES;
+	args->ret = (struct tr_probe_arg) { "ret", 0, 8, 0, TR_PROBE_REGISTER };
+	args->has_ret = 1;
+}
+
+/*
+ * Whether p's offset is where an instruction starts (the breakpoint
+ * replaces one; in the middle of one it would corrupt the program): 0, or
+ * -EINVAL and why.
+ */
+static int check_offset(int fd, const struct probe_spec *p, char *why, size_t whylen)
+{
+	int line = p->offset ? tr_probe_dwarf_line_at(fd, p->function, p->offset) : 1;
+
+	if (line > 0)
+		return 0;
+	if (line < 0)
+		snprintf(why, whylen, "%s+%lu: %s has no debug information for %s to tell "
+			 "whether an instruction starts there", p->function, p->offset, p->path,
+			 p->function);
+	else
+		snprintf(why, whylen, "%s+%lu: no line of %s's source starts there (not an "
+			 "instruction's start, or outside the function)", p->function, p->offset,
+			 p->function);
+	return -EINVAL;
+}
+
+/* The arguments of p: from DWARF at the function's entry, else raw (said in note). */
+static void arguments(int fd, const struct probe_spec *p, struct tr_probe_args *args,
+		      char *note, size_t notelen)
+{
+	if (!p->offset && tr_probe_dwarf_args(fd, p->function, args) > 0) {
+		if (args->note[0])
+			snprintf(note, notelen, "%s: %s", p->function, args->note);
+		return;
+	}
+	raw_registers(args);
+	if (!p->offset)
+		snprintf(note, notelen, "%s has no debug information for %s: "
+			 "its registers are recorded raw (arg1..arg6, ret)", p->path, p->function);
+}
+
+static const struct tr_probe_arg *find_arg(const struct tr_probe_args *args, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < args->count; i++)
+		if (!strcmp(args->arg[i].name, name))
+			return &args->arg[i];
+	return NULL;
+}
+
+static int no_argument(const struct probe_spec *p, const struct tr_probe_args *args,
+		       const char *name, char *why, size_t whylen)
+{
+	unsigned int i;
+	int n = snprintf(why, whylen, "%s has no argument '%s'%s", p->function, name,
+			 args->count ? "; it has " : "");
+
+	for (i = 0; i < args->count && n > 0 && (size_t)n < whylen; i++)
+		n += snprintf(why + n, whylen - n, "%s%s", i ? ", " : "", args->arg[i].name);
 	return -ENOENT;
+}
+
+/*
+ * Keep only the arguments p selects, in the function's order (the
+ * record's): 0, or -errno and why.
+ */
+static int select_args(const struct probe_spec *p, struct tr_probe_args *args,
+		       char *why, size_t whylen)
+{
+	struct tr_probe_args all = *args;
+	char *names, *name, *save = NULL;
+	unsigned int i, selected = 0;
+	int err = 0;
+
+	if (!p->selection)
+		return 0;
+	names = strdup(p->selection);
+	if (!names) {
+		snprintf(why, whylen, "out of memory");
+		return -ENOMEM;
+	}
+	for (name = strtok_r(names, ", ", &save); name && !err;
+	     name = strtok_r(NULL, ", ", &save)) {
+		const struct tr_probe_arg *a = find_arg(&all, name);
+
+		if (a)
+			selected |= 1u << (a - all.arg);
+		else
+			err = no_argument(p, &all, name, why, whylen);
+	}
+	free(names);
+	for (args->count = 0, i = 0; i < all.count; i++)
+		if (selected & (1u << i))
+			args->arg[args->count++] = all.arg[i];
+	return err;
+}
+
+/* The type tracefs formats give a value, and how the print fmt prints it. */
+static const char *type_of(const struct tr_probe_arg *a, const char **conversion)
+{
+	static const char *const ints[2][4] = { { "u8", "u16", "u32", "u64" },
+						{ "s8", "s16", "s32", "s64" } };
+	static const char *const conversions[2][4] = { { "%u", "%u", "%u", "%llu" },
+						       { "%d", "%d", "%d", "%lld" } };
+	unsigned int log2 = a->size == 8 ? 3 : a->size == 4 ? 2 : a->size == 2;
+
+	switch (a->kind) {
+	case TR_PROBE_STRING:
+		*conversion = "\\\"%s\\\"";
+		return "__data_loc char[]";
+	case TR_PROBE_POINTER:
+		*conversion = "0x%lx";
+		return "void *";
+	case TR_PROBE_REGISTER:
+		*conversion = "0x%lx";
+		return "unsigned long";
+	default:
+		*conversion = conversions[!!a->is_signed][log2];
+		return ints[!!a->is_signed][log2];
+	}
+}
+
+/* Bit i: values[i] is a string's address. */
+static unsigned int string_slots(const struct tr_probe_arg *vals, unsigned int n)
+{
+	unsigned int i, strings = 0;
+
+	for (i = 0; i < n; i++)
+		strings |= (vals[i].kind == TR_PROBE_STRING) << vals[i].slot;
+	return strings;
+}
+
+/* The format of a probe recording vals (its arguments, or its return value). */
+static char *format_of(const char *name, unsigned int id, const struct tr_probe_arg *vals,
+		       unsigned int n)
+{
+	const char *conversion;
+	unsigned int i;
+	char *format = NULL;
+	size_t size;
+	FILE *f = open_memstream(&format, &size);
+
+	if (!f)
+		return NULL;
+	fprintf(f, "name: %s\nID: %u\nformat:\n" TR_FORMAT_COMMON_FIELDS
+		"\tfield:unsigned long ip;\toffset:8;\tsize:8;\tsigned:0;\n", name, id);
+	for (i = 0; i < n; i++) {
+		const char *type = type_of(&vals[i], &conversion);
+
+		fprintf(f, "\tfield:%s %s;\toffset:%u;\tsize:%u;\tsigned:%d;\n", type, vals[i].name,
+			(unsigned int)offsetof(struct tr_probe_record, values[vals[i].slot]), vals[i].kind == TR_PROBE_STRING ? 4 : vals[i].size,
+			vals[i].is_signed);
+	}
+	fprintf(f, "\nprint fmt: \"(0x%%lx)");
+	for (i = 0; i < n; i++) {
+		type_of(&vals[i], &conversion);
+		fprintf(f, " %s=%s", vals[i].name, conversion);
+	}
+	fprintf(f, "\", REC->ip");
+	for (i = 0; i < n; i++)
+		fprintf(f, vals[i].kind == TR_PROBE_STRING ? ", __get_str(%s)" : ", REC->%s",
+			vals[i].name);
+	fprintf(f, "\n");
+	if (fclose(f)) {
+		free(format);
+		return NULL;
+	}
+	return format;
+}
+
+/* The event's name: the function, and where in it (FUNCTION_OFFSET). */
+static void event_name(const struct probe_spec *p, char *name, size_t len)
+{
+	if (p->offset)
+		snprintf(name, len, "%s_%lu", p->function, p->offset);
+	else
+		snprintf(name, len, "%s", p->function);
+}
+
+/* Add p's event with its values to set: 0, or -errno and why. */
+static int add_event(struct tr_event_set *set, const char *spec, struct probe_spec *p,
+		     const struct tr_probe_args *args, const char *note, char *why, size_t whylen)
+{
+	const struct tr_probe_arg *vals = p->ret ? &args->ret : args->arg;
+	unsigned int n = p->ret ? !!args->has_ret : args->count;
+	const char *system = p->ret ? "uretprobe" : "uprobe";
+	char name[96], full[128];
+	struct tr_event *ev;
+	char *format;
+	int err;
+
+	event_name(p, name, sizeof(name));
+	snprintf(full, sizeof(full), "%s:%s", system, name);
+	if (tr_events_find(set, full)) {
+		snprintf(why, whylen, "-e %s: %s is already probed", spec, full);
+		return -EEXIST;
+	}
+	format = format_of(name, set->count, vals, n);
+	err = format ? tr_events_add_format(set, system, name, format) : -ENOMEM;
+	free(format);
+	if (err) {
+		snprintf(why, whylen, "-e %s: %s", spec, strerror(-err));
+		return err;
+	}
+	ev = &set->events[set->count - 1];
+	ev->not_a_tracepoint = 0;
+	ev->shape.probe_strings = string_slots(vals, n);
+	ev->probe = calloc(1, sizeof(*ev->probe));
+	if (!ev->probe || !(ev->probe->function = strdup(p->function))) {
+		snprintf(why, whylen, "-e %s: out of memory", spec);
+		return -ENOMEM;
+	}
+	ev->probe->path = p->path;
+	ev->probe->offset = p->offset;
+	ev->probe->ret = p->ret;
+	snprintf(ev->probe->note, sizeof(ev->probe->note), "%s", note);
+	p->path = NULL;
+	return 0;
+}
+
+void tr_probe_free(struct tr_probe *probe)
+{
+	if (!probe)
+		return;
+	free(probe->path);
+	free(probe->function);
+	free(probe);
 }
 
 int tr_probe_add(struct tr_event_set *set, const char *spec, char *why, size_t whylen)
 {
-	int ret = !strncmp(spec, "uretprobe:", 10);
-	char *path = strdup(strchr(spec, ':') + 1), *function = path ? strrchr(path, ':') : NULL;
-	char *format = NULL, full[160];
-	struct tr_event *ev;
-	int err;
+	struct tr_probe_args args;
+	struct probe_spec p;
+	char note[200] = "";
+	int fd, err;
 
-	if (!function || function == path || !identifier(function + 1)) {
-		snprintf(why, whylen, "-e %s: as %s:PATH:FUNCTION, the function a C name", spec,
-			 ret ? "uretprobe" : "uprobe");
-		free(path);
-		return -EINVAL;
+	err = parse_spec(spec, &p, why, whylen);
+	if (err)
+		return err;
+	fd = open_target(&p, why, whylen);
+	if (fd < 0) {
+		free(p.path);
+		return fd;
 	}
-	*function++ = 0;
-	err = check_target(path, function, why, whylen);
-	snprintf(full, sizeof(full), "%s:%s", ret ? "uretprobe" : "uprobe", function);
-	if (!err && tr_events_find(set, full)) {
-		snprintf(why, whylen, "-e %s: %s is already probed", spec, full);
-		err = -EEXIST;
-	}
-	if (!err && asprintf(&format, "name: %s\nID: %u\nformat:\n" TR_FORMAT_COMMON_FIELDS "%s",
-			     function, set->count, ret ? return_fields : entry_fields) < 0) {
-		format = NULL;
-		err = -ENOMEM;
-		snprintf(why, whylen, "-e %s: out of memory", spec);
-	}
-	if (!err) {
-		err = tr_events_add_format(set, ret ? "uretprobe" : "uprobe", function, format);
-		if (err)
-			snprintf(why, whylen, "-e %s: %s", spec, strerror(-err));
-	}
-	if (!err) {
-		ev = &set->events[set->count - 1];
-		ev->not_a_tracepoint = 0;
-		ev->probe_path = path;
-		ev->probe_return = ret;
-		path = NULL;
-	}
-	free(format);
-	free(path);
+	err = check_offset(fd, &p, why, whylen);
+	arguments(fd, &p, &args, note, sizeof(note));
+	close(fd);
+	if (!err)
+		err = select_args(&p, &args, why, whylen);
+	if (!err)
+		err = add_event(set, spec, &p, &args, note, why, whylen);
+	free(p.path);
 	return err;
 }

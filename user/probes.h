@@ -1,19 +1,60 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * Uprobes as events: "-e uprobe:PATH:FUNCTION" records the function's
- * entry with its first six argument registers (arg1..arg6, raw: no
- * debug information is read yet), "-e uretprobe:PATH:FUNCTION" its return
- * with the return value (ret).  Each is an event class like a tracepoint,
- * named uprobe:FUNCTION or uretprobe:FUNCTION, with a format of its own
- * written beside the trace, so report and babeltrace2 print its fields by
- * name.  bpf/record.bpf.c's tr_uprobe and tr_uretprobe write the records.
+ * entry with its arguments, "-e uretprobe:PATH:FUNCTION" its return with
+ * the return value (ret).  Names and types come from the file's DWARF
+ * (probe_dwarf.c) where it has debug information; without, the six
+ * argument registers are recorded raw (arg1..arg6).  "FUNCTION(a, b)"
+ * records only the arguments named; "FUNCTION+OFFSET" probes inside the
+ * function, where only the raw registers mean anything.
+ *
+ * Each probe is an event class like a tracepoint, named uprobe:FUNCTION
+ * or uretprobe:FUNCTION, with a format of its own written beside the
+ * trace, so report and babeltrace2 print its fields by name.
+ * bpf/record.bpf.c's tr_uprobe and tr_uretprobe write the records
+ * (tracer/record.h's struct tr_probe_record).
  */
 #ifndef TRACER_PROBES_H
 #define TRACER_PROBES_H
 
 #include <stddef.h>
+#include <tracer/record.h>
 
 struct tr_event_set;
+
+enum tr_probe_kind {
+	TR_PROBE_INT,		/* size bytes, is_signed */
+	TR_PROBE_POINTER,	/* an address */
+	TR_PROBE_REGISTER,	/* a register as it is, no type known: printed in hex */
+	TR_PROBE_STRING,	/* a char pointer: the string, in user memory */
+};
+
+/* One recorded value: where the record holds it, and how it prints. */
+struct tr_probe_arg {
+	char name[64];
+	unsigned int slot;	/* values[slot]: the argument register, or 0 (ret) */
+	unsigned int size;	/* of an integer: 1, 2, 4 or 8 */
+	int is_signed;
+	enum tr_probe_kind kind;
+};
+
+/* A function's arguments and return value as debug information gives them. */
+struct tr_probe_args {
+	struct tr_probe_arg arg[TR_PROBE_VALUES];
+	unsigned int count;
+	struct tr_probe_arg ret;
+	int has_ret;		/* not void */
+	char note[160];		/* arguments left out, and why, or "" */
+};
+
+/* What the recorder attaches, and what it says before (tr_event's probe). */
+struct tr_probe {
+	char *path;
+	char *function;
+	unsigned long offset;	/* into the function */
+	int ret;		/* a uretprobe */
+	char note[200];		/* what the user should know (no debug information), or "" */
+};
 
 /* Whether spec names a uprobe or uretprobe (the rest may still be wrong). */
 int tr_probe_spec(const char *spec);
@@ -21,8 +62,24 @@ int tr_probe_spec(const char *spec);
 /*
  * The event of probe spec, added to set: 0, or -errno with one line in
  * why (a malformed spec, a file that is not there, a function the file
- * does not have, with the closest it has, the same function twice).
+ * does not have, with the closest it has, an argument it does not have,
+ * the same function twice).
  */
 int tr_probe_add(struct tr_event_set *set, const char *spec, char *why, size_t whylen);
+
+void tr_probe_free(struct tr_probe *probe);
+
+/*
+ * The arguments of function in the ELF file at fd from its DWARF: 1, 0 if
+ * the file has no debug information for it, -1 on error (probe_dwarf.c).
+ */
+int tr_probe_dwarf_args(int fd, const char *function, struct tr_probe_args *args);
+
+/*
+ * Whether function + offset is where a line of its source begins, so an
+ * instruction (the uprobe's breakpoint replaces one): 1, 0 if not (or
+ * outside the function), -1 if the file has no debug information for it.
+ */
+int tr_probe_dwarf_line_at(int fd, const char *function, unsigned long offset);
 
 #endif /* TRACER_PROBES_H */

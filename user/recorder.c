@@ -39,6 +39,7 @@
 #include "ubuf.h"
 #include "cpus.h"
 #include "misses.h"
+#include "probes.h"
 #include "tasks.h"
 #include "record.skel.h"
 #include "session.h"
@@ -155,7 +156,7 @@ static unsigned int probes(const struct session *s, int ret)
 	unsigned int i, n = 0;
 
 	for (i = 0; i < s->events.count; i++)
-		n += s->events.events[i].probe_path && s->events.events[i].probe_return == ret;
+		n += s->events.events[i].probe && s->events.events[i].probe->ret == ret;
 	return n;
 }
 
@@ -506,17 +507,22 @@ static int follow_tasks(struct session *s)
 	return err;
 }
 
-/* A uprobe or uretprobe on its function, in every process (wanted() picks them). */
+/*
+ * A uprobe or uretprobe on its function: in -p's process only, else in
+ * every process (wanted() picks a command's).
+ */
 static int attach_probe(struct session *s, const struct tr_event *ev, struct bpf_link **link)
 {
-	LIBBPF_OPTS(bpf_uprobe_opts, uopts, .func_name = ev->name, .retprobe = ev->probe_return,
+	const struct tr_probe *probe = ev->probe;
+	LIBBPF_OPTS(bpf_uprobe_opts, uopts, .func_name = probe->function, .retprobe = probe->ret,
 		    .bpf_cookie = ev->id);
-	struct bpf_program *prog = ev->probe_return ? s->skel->progs.tr_uretprobe :
+	struct bpf_program *prog = probe->ret ? s->skel->progs.tr_uretprobe :
 				   s->skel->progs.tr_uprobe;
 
-	*link = bpf_program__attach_uprobe_opts(prog, -1, ev->probe_path, 0, &uopts);
+	*link = bpf_program__attach_uprobe_opts(prog, s->o->pid ? s->o->pid : -1, probe->path,
+						probe->offset, &uopts);
 	if (!*link) {
-		rec_say("cannot attach %s:%s in %s: %s", ev->system, ev->name, ev->probe_path,
+		rec_say("cannot attach %s:%s in %s: %s", ev->system, ev->name, probe->path,
 			strerror(errno));
 		return -errno;
 	}
@@ -558,7 +564,7 @@ static int attach(struct session *s)
 
 		if (stop_requested || s->write_error)
 			return -ECANCELED;
-		if (ev->probe_path) {
+		if (ev->probe) {
 			err = attach_probe(s, ev, &s->links[i]);
 			if (err)
 				return err;
@@ -944,6 +950,16 @@ static int create_trace_dir(struct session *s)
 	return err;
 }
 
+/* What the probes' set-up found that the user should know (probes.h). */
+static void say_probe_notes(const struct session *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->events.count; i++)
+		if (s->events.events[i].probe && s->events.events[i].probe->note[0])
+			rec_say("%s", s->events.events[i].probe->note);
+}
+
 static int setup(struct session *s)
 {
 	char why[1024];
@@ -973,6 +989,7 @@ static int setup(struct session *s)
 		rec_say("%s", why);
 		return err;
 	}
+	say_probe_notes(s);
 	err = load_bpf(s);
 	if (!err)
 		err = create_trace_dir(s);

@@ -29,6 +29,7 @@ struct tr_event_shape {
 	__u32 ndyn;
 	__u16 dyn_offset[TR_MAX_DYN];	/* of each locator, | TR_DYN_RELATIVE */
 	__u32 channel;			/* whose buffers take its records */
+	__u32 probe_strings;		/* a uprobe's: bit i, values[i] points to a string */
 };
 
 /*
@@ -44,6 +45,26 @@ struct tr_event_shape {
 struct tr_syscall_events {
 	__u32 enter;
 	__u32 exit;
+};
+
+/*
+ * A uprobe's record (user/probes.h): the address probed and the six
+ * argument registers, or the return address and the return value in
+ * values[0].  A string argument's value becomes the locator (length << 16
+ * | offset) of its bytes (with the NUL, at most TR_PROBE_STRING_MAX),
+ * which follow the record's fixed part.  The event's format describes
+ * the values it records, in slot order; the fixed part ends with the last.
+ */
+#define TR_PROBE_VALUES		6
+#define TR_PROBE_STRING_MAX	256
+
+struct tr_probe_record {
+	__u16 common_type;
+	__u8 common_flags;
+	__u8 common_preempt_count;
+	__s32 common_pid;
+	__u64 ip;
+	__u64 values[TR_PROBE_VALUES];
 };
 
 /*

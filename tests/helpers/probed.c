@@ -1,24 +1,44 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * probed N: calls tr_probed(i, 2 * i + 1) for i in 1..N, which returns
- * their sum: the uprobe tests' known arguments and return values.
+ * probed N [GO]: the uprobe tests' known calls, once the file GO exists
+ * if given.  For i in 1..N it calls
+ * tr_probed(i, 2 * i + 1), which returns their sum, and
+ * tr_named(names[i % 3], -i), which returns -2 * i.  The names are read
+ * first: a uprobe reads no page that was never touched (as ftrace's and
+ * perf's, it records "(fault)").
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
+
+/* Keeps each call: the compiler may not fold it away. */
+#define OPAQUE()	__asm__ volatile("" : : : "memory")
 
 __attribute__((noinline, used)) long tr_probed(long a, long b)
 {
-	/* keeps the call: the compiler may not fold it away */
-	__asm__ volatile("" : : : "memory");
+	OPAQUE();
 	return a + b;
+}
+
+__attribute__((noinline, used)) int tr_named(const char *name, int delta)
+{
+	OPAQUE();
+	return name[0] ? 2 * delta : 0;
 }
 
 int main(int argc, char **argv)
 {
+	static const char *const names[] = { "alpha", "beta", "gamma" };
 	long i, n = argc > 1 ? atol(argv[1]) : 1, sum = 0;
 
-	for (i = 1; i <= n; i++)
+	while (argc > 2 && access(argv[2], F_OK))
+		usleep(10000);
+	for (i = 0; i < 3; i++)
+		sum += *(volatile const char *)names[i];
+	for (i = 1; i <= n; i++) {
 		sum += tr_probed(i, 2 * i + 1);
+		sum += tr_named(names[i % 3], -i);
+	}
 	printf("%ld\n", sum);
 	return 0;
 }
