@@ -10,8 +10,9 @@ LDLIBS  += -lbpf -ldw -lelf -lz -lpthread \
 	   $(shell pkg-config --libs libtracefs libtraceevent)
 
 # BPF programs: one object and one bpftool skeleton per bpf/*.bpf.c.
+# The multiarch directory after the others: libbpf's usdt.bpf.h includes <linux/errno.h>.
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -Wall -Werror \
-	      -Ivmlinux/x86 -Iinclude -Ibpf
+	      -Ivmlinux/x86 -Iinclude -Ibpf -idirafter /usr/include/$(shell $(CC) -dumpmachine)
 BPF_SRCS   := $(wildcard bpf/*.bpf.c)
 BPF_OBJS   := $(BPF_SRCS:bpf/%.bpf.c=$(BUILD)/bpf/%.bpf.o)
 BPF_SKELS  := $(BPF_OBJS:.bpf.o=.skel.h)

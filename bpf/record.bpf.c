@@ -41,6 +41,7 @@
 #include "filter.bpf.h"
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_tracing.h>
+#include <bpf/usdt.bpf.h>
 #include <tracer/kmod.h>
 #include <tracer/record.h>
 
@@ -576,23 +577,42 @@ __noinline __u32 tr_add_strings(struct tr_scratch_record *scratch, __u32 size, _
 	return at;
 }
 
-/*
- * A uprobe's record (tracer/record.h), built in its scratch record for
- * the strings.  Its filter runs in the tp_btf programs' slot: those run
- * in a task's system call and exec paths, which a uprobe's trap from user
- * mode never interrupts, nor they it.
- */
-static __always_inline int record_uprobe(struct pt_regs *regs, bool ret)
+/* This CPU's scratch record for a user-space probe, or NULL. */
+static __always_inline struct tr_probe_record *probe_scratch(void)
 {
-	__u32 id = bpf_get_attach_cookie(regs), slot = SCRATCH_PROBE, size;
-	const struct tr_event_shape *shape;
-	struct tr_probe_record *rec;
+	__u32 slot = SCRATCH_PROBE;
 
 	if (tr_stopped || !wanted())
-		return 0;
-	shape = bpf_map_lookup_elem(&tr_events, &id);
-	rec = bpf_map_lookup_elem(&tr_scratch, &slot);
-	if (!shape || !rec)
+		return NULL;
+	return bpf_map_lookup_elem(&tr_scratch, &slot);
+}
+
+/*
+ * A user-space probe's record (tracer/record.h), its values set in
+ * scratch: its strings added, filtered, written.  Its filter runs in the
+ * tp_btf programs' slot: those run in a task's system call and exec
+ * paths, which a probe's trap from user mode never interrupts, nor they it.
+ */
+static __always_inline void write_probe(void *ctx, __u32 id, struct tr_probe_record *rec)
+{
+	const struct tr_event_shape *shape = bpf_map_lookup_elem(&tr_events, &id);
+	__u32 size;
+
+	if (!shape)
+		return;
+	size = shape->fixed_size < sizeof(*rec) ? shape->fixed_size : sizeof(*rec);
+	if (shape->probe_strings)
+		size = tr_add_strings((struct tr_scratch_record *)rec, size, shape->probe_strings);
+	if (record_wanted(rec, id, shape, TR_FILTER_SLOT_TP_BTF))
+		write_record(ctx, rec, id, size, shape);
+	check_trigger(rec, id, shape, TR_FILTER_SLOT_TP_BTF);
+}
+
+static __always_inline int record_uprobe(struct pt_regs *regs, bool ret)
+{
+	struct tr_probe_record *rec = probe_scratch();
+
+	if (!rec)
 		return 0;
 	rec->ip = PT_REGS_IP(regs);
 	if (ret) {
@@ -605,12 +625,7 @@ static __always_inline int record_uprobe(struct pt_regs *regs, bool ret)
 		rec->values[4] = PT_REGS_PARM5(regs);
 		rec->values[5] = regs->r9;	/* x86-64; this libbpf has no PT_REGS_PARM6 */
 	}
-	size = shape->fixed_size < sizeof(*rec) ? shape->fixed_size : sizeof(*rec);
-	if (shape->probe_strings)
-		size = tr_add_strings((struct tr_scratch_record *)rec, size, shape->probe_strings);
-	if (record_wanted(rec, id, shape, TR_FILTER_SLOT_TP_BTF))
-		write_record(regs, rec, id, size, shape);
-	check_trigger(rec, id, shape, TR_FILTER_SLOT_TP_BTF);
+	write_probe(regs, bpf_get_attach_cookie(regs), rec);
 	return 0;
 }
 
@@ -624,6 +639,27 @@ SEC("?uretprobe")
 int tr_uretprobe(struct pt_regs *regs)
 {
 	return record_uprobe(regs, true);
+}
+
+/* A USDT probe: libbpf's usdt.bpf.h fetches its arguments as its note says. */
+SEC("?usdt")
+int tr_usdt(struct pt_regs *regs)
+{
+	struct tr_probe_record *rec = probe_scratch();
+	int i, n = bpf_usdt_arg_cnt(regs);
+
+	if (!rec)
+		return 0;
+	rec->ip = PT_REGS_IP(regs);
+	for (i = 0; i < TR_PROBE_VALUES; i++) {
+		long value = 0;
+
+		if (i < n)
+			bpf_usdt_arg(regs, i, &value);
+		rec->values[i] = value;
+	}
+	write_probe(regs, bpf_usdt_cookie(regs), rec);
+	return 0;
 }
 
 /* --- Where user code is: executable mappings, for user stacks (-g) ------- */

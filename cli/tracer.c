@@ -25,6 +25,7 @@
 #include "events.h"
 #include "cpus.h"
 #include "context.h"
+#include "probes.h"
 
 #define TRACER_VERSION		"0.1"
 
@@ -36,7 +37,8 @@ static const char usage_record[] =
 "usage: tracer record -e EVENT [-e EVENT...] [options] [-- command [args...]]\n"
 "  -e, --event EVENT      tracepoint, e.g. sched:sched_switch, 'sched:*', 'syscalls:sys_enter_*';\n"
 "                         uprobe:PATH:FUNCTION[(ARG,...)] or uprobe:PATH:FUNCTION+OFFSET (arguments\n"
-"                         by name from DWARF, else arg1..arg6), uretprobe:PATH:FUNCTION (ret);\n"
+"                         by name from DWARF, else arg1..arg6), uretprobe:PATH:FUNCTION (ret),\n"
+"                         usdt:PATH:PROVIDER:NAME (tracer list --usdt PATH);\n"
 "                         EVENT@NAME records it in channel NAME (--channel)\n"
 "      --filter EXPR      record only the events of the -e before it that pass EXPR, in ftrace's\n"
 "                         syntax, e.g. 'prev_pid != 0 && prev_comm ~ \"kworker*\"' (evaluated in the kernel)\n"
@@ -103,7 +105,9 @@ static const char usage_snapshot[] =
 
 static const char usage_list[] =
 "usage: tracer list [GLOB]\n"
-"  GLOB                   only the tracepoints matching it, e.g. 'sched:*'\n";
+"       tracer list --usdt PATH\n"
+"  GLOB                   only the tracepoints matching it, e.g. 'sched:*'\n"
+"      --usdt PATH        the USDT probes of a program or library, as -e usdt:PATH:PROVIDER:NAME takes them\n";
 
 static const char usage[] =
 "usage: tracer COMMAND [options]\n"
@@ -757,22 +761,44 @@ static int cmd_export(int argc, char **argv)
 	return export_into(&o, output);
 }
 
+/* tracer list --usdt PATH */
+static int list_usdt(const char *path)
+{
+	char why[1024];
+	int n = tr_usdt_list(path, stdout, why, sizeof(why));
+
+	if (n <= 0)
+		fprintf(stderr, "%s: %s\n", me, why);
+	return n <= 0;
+}
+
 static int cmd_list(int argc, char **argv)
 {
 	static const struct option options[] = {
 		{ "help", no_argument, NULL, 'h' },
+		{ "usdt", required_argument, NULL, 'U' },
 		{ 0 }
 	};
-	const char *glob = NULL;
+	const char *glob = NULL, *usdt = NULL;
 	char why[1024];
 	int c, n;
 
 	while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+		if (c == 'U') {
+			usdt = optarg;
+			continue;
+		}
 		if (c != 'h')
 			return bad_option();
 		fputs(usage_list, stdout);
 		return 0;
 	}
+	if (usdt && optind < argc) {
+		fprintf(stderr, "%s: --usdt PATH takes no glob\n", me);
+		return 2;
+	}
+	if (usdt)
+		return list_usdt(usdt);
 	if (argc - optind > 1) {
 		fprintf(stderr, "%s: one glob at most ('a*' matches names starting with a)\n", me);
 		return 2;

@@ -8,7 +8,8 @@
 # information the registers come raw; an argument selection, an offset
 # into the function and a --filter on an argument or a string select
 # exactly what they should; and wrong specs are refused in one line before
-# anything is recorded.
+# anything is recorded.  The helper's USDT probe tracer_test:step passes
+# i, -i and i as a byte.
 TEST_NAME=probes
 . "$(dirname "$0")/lib.sh"
 require_root "needs root for BPF and uprobes"
@@ -126,6 +127,31 @@ offset_into_the_function() {
 	refuses "tr_probed+$bad: no line of tr_probed's source starts there" "uprobe:$PROBED:tr_probed+$bad"
 }
 
+usdt_probe_with_its_arguments() {
+	record u "usdt:$PROBED:tracer_test:step" || return 1
+	expected i >"$work/i"
+	expected -i >"$work/minus"
+	expected 'i & 255' >"$work/byte"
+	local file ok=0
+	for file in u.txt u.bt; do
+		same sdt_tracer_test:step arg1 "$work/$file" "$work/i" &&
+			same sdt_tracer_test:step arg2 "$work/$file" "$work/minus" &&
+			same sdt_tracer_test:step arg3 "$work/$file" "$work/byte" || ok=1
+	done
+	return $ok
+}
+check "USDT: each of $N probe hits once, its arguments sized and signed as its note says (report, babeltrace2)" \
+	usdt_probe_with_its_arguments
+
+listed_usdt_probes() {
+	"$TRACER" list --usdt "$PROBED" >"$work/list" 2>&1 &&
+		grep -q "^usdt:$PROBED:tracer_test:step	event sdt_tracer_test:step, arguments: -8@" "$work/list" &&
+		! "$TRACER" list --usdt /bin/true 2>"$work/none" &&
+		grep -qx "tracer list: /bin/true has no USDT probes" "$work/none" ||
+		{ diag "$work/list" "$work/none"; return 1; }
+}
+check "tracer list --usdt: the probes of a file, or that it has none" listed_usdt_probes
+
 only_the_process_of_p() {
 	"$PROBED" $N "$work/go" >/dev/null &
 	local target=$! other
@@ -148,11 +174,11 @@ only_the_process_of_p() {
 check "-p PID: every call of that process, none of another running the same program" \
 	only_the_process_of_p
 
-refuses() { # refuses PATTERN SPEC: exit 2, one line matching PATTERN, no trace
+refuses() { # refuses PATTERN SPEC [STATUS]: exit STATUS (2), one line matching PATTERN, no trace
 	rm -rf "$out"
 	"$TRACER" record -e "$2" -o "$out" -- /bin/true >"$work/stdout" 2>"$work/stderr"
 	local got=$?
-	[ "$got" = 2 ] && [ "$(wc -l <"$work/stderr")" = 1 ] && grep -q -- "$1" "$work/stderr" &&
+	[ "$got" = "${3:-2}" ] && [ "$(wc -l <"$work/stderr")" = 1 ] && grep -q -- "$1" "$work/stderr" &&
 		[ ! -e "$out" ] || { echo "# exit $got"; diag "$work/stderr"; return 1; }
 }
 check "FUNCTION+OFFSET where a line starts: every call; elsewhere: refused" offset_into_the_function
@@ -165,6 +191,27 @@ check "a file that is not there: refused" \
 check "a file that is no ELF: refused" refuses "is not an ELF file" "uprobe:$0:main"
 check "no function in the spec: refused with the form" \
 	refuses "as uretprobe:PATH:FUNCTION" "uretprobe:$PROBED"
+check "a USDT probe the file lacks: refused, the closest named" \
+	refuses "has no USDT probe tracer_test:stp; did you mean tracer_test:step?" \
+	"usdt:$PROBED:tracer_test:stp"
+check "a USDT probe without its provider: refused with the form" \
+	refuses "as usdt:PATH:PROVIDER:NAME" "usdt:$PROBED:step"
+# Kernel functions: not recorded yet; the line says what this kernel lacks.
+if [ -e /sys/bus/event_source/devices/kprobe ]; then
+	kprobes="tracer does not record kernel functions yet"
+else
+	kprobes="this kernel has no kprobes (built without CONFIG_KPROBES)"
+fi
+if cat /sys/kernel/tracing/available_filter_functions >/dev/null 2>&1; then
+	fentry="tracer does not record kernel functions yet"
+else
+	fentry="this kernel refuses fentry and fexit"
+fi
+check "kprobe: and kretprobe: refused in one line, what works here named" \
+	eval 'refuses "$kprobes; tracepoints (tracer list), uprobe:, uretprobe: and usdt: record here" kprobe:vfs_read 1 &&
+	refuses "$kprobes" kretprobe:vfs_read 1'
+check "fentry: and fexit: refused in one line" \
+	eval 'refuses "$fentry" fentry:vfs_read 1 && refuses "$fentry" fexit:vfs_read 1'
 check "arguments of a uretprobe: refused" \
 	refuses "it records the return value" "uretprobe:$PROBED:tr_named(name)"
 

@@ -139,7 +139,7 @@ static void parameters(Dwarf_Die *fn, struct tr_probe_args *args)
 		case PASSED_IN_REGISTER:
 			break;
 		}
-		if (reg == TR_PROBE_VALUES) {
+		if (reg == TR_PROBE_ARG_REGISTERS) {
 			snprintf(args->note, sizeof(args->note),
 				 "arguments after the sixth are on the stack");
 			return;

@@ -29,9 +29,46 @@ struct probe_spec {
 	char *selection;		/* the names between the parentheses, or NULL */
 };
 
+static const char *const kernel_kinds[] = { "kprobe:", "kretprobe:", "fentry:", "fexit:" };
+
+static int kernel_probe(const char *spec)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(kernel_kinds) / sizeof(kernel_kinds[0]); i++)
+		if (!strncmp(spec, kernel_kinds[i], strlen(kernel_kinds[i])))
+			return 1;
+	return 0;
+}
+
 int tr_probe_spec(const char *spec)
 {
-	return !strncmp(spec, "uprobe:", 7) || !strncmp(spec, "uretprobe:", 10);
+	return !strncmp(spec, "uprobe:", 7) || !strncmp(spec, "uretprobe:", 10) ||
+	       !strncmp(spec, "usdt:", 5) || kernel_probe(spec);
+}
+
+/*
+ * Kernel function probes are not recorded yet: why, in one line, with
+ * what this kernel lacks for them and what records here instead.
+ */
+static int refuse_kernel_probe(const char *spec, char *why, size_t whylen)
+{
+	static const char works[] = "tracepoints (tracer list), uprobe:, uretprobe: and usdt: record here";
+	int kprobe = spec[0] == 'k';
+	int fd = open("/sys/kernel/tracing/available_filter_functions", O_RDONLY | O_CLOEXEC);
+
+	if (fd >= 0)
+		close(fd);
+	if (kprobe && access("/sys/bus/event_source/devices/kprobe", F_OK))
+		snprintf(why, whylen, "-e %s: this kernel has no kprobes (built without "
+			 "CONFIG_KPROBES); %s", spec, works);
+	else if (!kprobe && fd < 0)
+		snprintf(why, whylen, "-e %s: this kernel refuses fentry and fexit (its function "
+			 "hooks are off: %s); %s", spec, strerror(errno), works);
+	else
+		snprintf(why, whylen, "-e %s: tracer does not record kernel functions yet; %s",
+			 spec, works);
+	return -EOPNOTSUPP;
 }
 
 static int identifier(const char *s, size_t n)
@@ -40,10 +77,37 @@ static int identifier(const char *s, size_t n)
 				     "0123456789_") >= n && !(s[0] >= '0' && s[0] <= '9');
 }
 
-static int parse_spec(const char *spec, struct probe_spec *p, char *why, size_t whylen)
+/* usdt:PATH:PROVIDER:NAME: p->function the name, *provider (in p->path) the provider. */
+static int parse_usdt(const char *spec, struct probe_spec *p, char **provider, char *why,
+		      size_t whylen)
+{
+	memset(p, 0, sizeof(*p));
+	p->path = strdup(spec + 5);
+	p->function = p->path ? strrchr(p->path, ':') : NULL;
+	if (p->function) {
+		*p->function++ = 0;
+		*provider = strrchr(p->path, ':');
+	}
+	if (*provider && *provider != p->path) {
+		*(*provider)++ = 0;
+		if (identifier(*provider, strlen(*provider)) &&
+		    identifier(p->function, strlen(p->function)))
+			return 0;
+	}
+	snprintf(why, whylen, "-e %s: as usdt:PATH:PROVIDER:NAME, the provider and name "
+		 "C names (tracer list --usdt PATH lists them)", spec);
+	free(p->path);
+	return -EINVAL;
+}
+
+/* A uprobe's spec, or a USDT probe's (*provider set). */
+static int parse_spec(const char *spec, struct probe_spec *p, char **provider, char *why,
+		      size_t whylen)
 {
 	char *open, *plus, *end;
 
+	if (!strncmp(spec, "usdt:", 5))
+		return parse_usdt(spec, p, provider, why, whylen);
 	memset(p, 0, sizeof(*p));
 	p->ret = !strncmp(spec, "uretprobe:", 10);
 	p->path = strdup(strchr(spec, ':') + 1);
@@ -130,20 +194,28 @@ static int elf_has_function(int fd, const char *name, struct closest *c)
 	return found;
 }
 
+/* The regular file at path, open: its descriptor, or -errno and why. */
+static int open_file(const char *path, char *why, size_t whylen)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err = -errno;
+
+	if (fd >= 0 && !fstat(fd, &st) && S_ISREG(st.st_mode))
+		return fd;
+	snprintf(why, whylen, "%s: %s", path, fd < 0 ? strerror(-err) : "not a regular file");
+	if (fd >= 0)
+		close(fd);
+	return fd < 0 ? err : -EINVAL;
+}
+
 /* The file of p, open, if it defines p's function; else -errno and why. */
 static int open_target(const struct probe_spec *p, char *why, size_t whylen)
 {
 	struct closest c = { "", ~0u };
-	struct stat st;
-	int fd = open(p->path, O_RDONLY | O_CLOEXEC), has;
+	int fd = open_file(p->path, why, whylen), has;
 
-	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		snprintf(why, whylen, "%s: %s", p->path,
-			 fd < 0 ? strerror(errno) : "not a regular file");
-		if (fd >= 0)
-			close(fd);
-		return fd < 0 ? -errno : -EINVAL;
-	}
+	if (fd < 0)
+		return fd;
 	has = elf_has_function(fd, p->function, &c);
 	if (has > 0)
 		return fd;
@@ -165,13 +237,13 @@ static void raw_registers(struct tr_probe_args *args)
 	unsigned int i;
 
 	memset(args, 0, sizeof(*args));
-	for (i = 0; i < TR_PROBE_VALUES; i++) {
+	for (i = 0; i < TR_PROBE_ARG_REGISTERS; i++) {
 		snprintf(args->arg[i].name, sizeof(args->arg[i].name), "arg%u", i + 1);
 		args->arg[i].slot = i;
 		args->arg[i].size = 8;
 		args->arg[i].kind = TR_PROBE_REGISTER;
 	}
-	args->count = TR_PROBE_VALUES;
+	args->count = TR_PROBE_ARG_REGISTERS;
 	args->ret = (struct tr_probe_arg) { "ret", 0, 8, 0, TR_PROBE_REGISTER };
 	args->has_ret = 1;
 }
@@ -343,31 +415,23 @@ static char *format_of(const char *name, unsigned int id, const struct tr_probe_
 	return format;
 }
 
-/* The event's name: the function, and where in it (FUNCTION_OFFSET). */
-static void event_name(const struct probe_spec *p, char *name, size_t len)
+/*
+ * Add the event system:name recording vals (n of them), which probe (freed
+ * here on error) attaches: 0, or -errno and why.
+ */
+static int add_event(struct tr_event_set *set, const char *spec, const char *system,
+		     const char *name, const struct tr_probe_arg *vals, unsigned int n,
+		     struct tr_probe *probe, char *why, size_t whylen)
 {
-	if (p->offset)
-		snprintf(name, len, "%s_%lu", p->function, p->offset);
-	else
-		snprintf(name, len, "%s", p->function);
-}
-
-/* Add p's event with its values to set: 0, or -errno and why. */
-static int add_event(struct tr_event_set *set, const char *spec, struct probe_spec *p,
-		     const struct tr_probe_args *args, const char *note, char *why, size_t whylen)
-{
-	const struct tr_probe_arg *vals = p->ret ? &args->ret : args->arg;
-	unsigned int n = p->ret ? !!args->has_ret : args->count;
-	const char *system = p->ret ? "uretprobe" : "uprobe";
-	char name[96], full[128];
 	struct tr_event *ev;
+	char full[160];
 	char *format;
 	int err;
 
-	event_name(p, name, sizeof(name));
 	snprintf(full, sizeof(full), "%s:%s", system, name);
 	if (tr_events_find(set, full)) {
 		snprintf(why, whylen, "-e %s: %s is already probed", spec, full);
+		tr_probe_free(probe);
 		return -EEXIST;
 	}
 	format = format_of(name, set->count, vals, n);
@@ -375,22 +439,35 @@ static int add_event(struct tr_event_set *set, const char *spec, struct probe_sp
 	free(format);
 	if (err) {
 		snprintf(why, whylen, "-e %s: %s", spec, strerror(-err));
+		tr_probe_free(probe);
 		return err;
 	}
 	ev = &set->events[set->count - 1];
 	ev->not_a_tracepoint = 0;
 	ev->shape.probe_strings = string_slots(vals, n);
-	ev->probe = calloc(1, sizeof(*ev->probe));
-	if (!ev->probe || !(ev->probe->function = strdup(p->function))) {
-		snprintf(why, whylen, "-e %s: out of memory", spec);
-		return -ENOMEM;
-	}
-	ev->probe->path = p->path;
-	ev->probe->offset = p->offset;
-	ev->probe->ret = p->ret;
-	snprintf(ev->probe->note, sizeof(ev->probe->note), "%s", note);
-	p->path = NULL;
+	ev->probe = probe;
 	return 0;
+}
+
+/* What attaches probe p: its path taken from p. */
+static struct tr_probe *new_probe(struct probe_spec *p, const char *provider, const char *note)
+{
+	struct tr_probe *probe = calloc(1, sizeof(*probe));
+
+	if (!probe)
+		return NULL;
+	probe->function = strdup(p->function);
+	probe->provider = provider ? strdup(provider) : NULL;
+	if (!probe->function || (provider && !probe->provider)) {
+		tr_probe_free(probe);
+		return NULL;
+	}
+	probe->path = p->path;
+	p->path = NULL;
+	probe->offset = p->offset;
+	probe->ret = p->ret;
+	snprintf(probe->note, sizeof(probe->note), "%s", note);
+	return probe;
 }
 
 void tr_probe_free(struct tr_probe *probe)
@@ -399,19 +476,125 @@ void tr_probe_free(struct tr_probe *probe)
 		return;
 	free(probe->path);
 	free(probe->function);
+	free(probe->provider);
 	free(probe);
+}
+
+/* The uprobe or uretprobe of p, with args, into set. */
+static int add_uprobe(struct tr_event_set *set, const char *spec, struct probe_spec *p,
+		      const struct tr_probe_args *args, const char *note, char *why,
+		      size_t whylen)
+{
+	struct tr_probe *probe = new_probe(p, NULL, note);
+	char name[96];
+
+	if (!probe) {
+		snprintf(why, whylen, "-e %s: out of memory", spec);
+		return -ENOMEM;
+	}
+	if (probe->offset)
+		snprintf(name, sizeof(name), "%s_%lu", probe->function, probe->offset);
+	else
+		snprintf(name, sizeof(name), "%s", probe->function);
+	if (p->ret)
+		return add_event(set, spec, "uretprobe", name, &args->ret, !!args->has_ret, probe,
+				 why, whylen);
+	return add_event(set, spec, "uprobe", name, args->arg, args->count, probe, why, whylen);
+}
+
+/* What a search of a file's USDT notes looks for, and what it found. */
+struct usdt_search {
+	const char *provider, *name;
+	char args[256];
+	int found;
+	unsigned int count;
+	char closest[130];
+	unsigned int distance;
+};
+
+static int usdt_match(const struct tr_usdt_note *note, void *arg)
+{
+	struct usdt_search *search = arg;
+	char wanted[130], full[130];
+	unsigned int d;
+
+	search->count++;
+	if (!strcmp(note->provider, search->provider) && !strcmp(note->name, search->name)) {
+		strcpy(search->args, note->args);
+		search->found = 1;
+		return 1;
+	}
+	snprintf(wanted, sizeof(wanted), "%s:%s", search->provider, search->name);
+	snprintf(full, sizeof(full), "%s:%s", note->provider, note->name);
+	d = tr_edit_distance(wanted, full);
+	if (d < search->distance) {
+		search->distance = d;
+		strcpy(search->closest, full);
+	}
+	return 0;
+}
+
+/* The USDT probe of p (p->function: its name) with the arguments its note gives. */
+static int add_usdt(struct tr_event_set *set, const char *spec, struct probe_spec *p,
+		    const char *provider, char *why, size_t whylen)
+{
+	struct usdt_search search = { .provider = provider, .name = p->function,
+				      .distance = ~0u };
+	struct tr_probe_args args;
+	struct tr_probe *probe;
+	char system[80];
+	int fd = open_file(p->path, why, whylen);
+
+	if (fd < 0)
+		return fd;
+	if (tr_usdt_notes(fd, usdt_match, &search) < 0) {
+		snprintf(why, whylen, "%s is not an ELF file", p->path);
+		close(fd);
+		return -EINVAL;
+	}
+	close(fd);
+	if (!search.found) {
+		if (!search.count)
+			snprintf(why, whylen, "%s has no USDT probes", p->path);
+		else
+			snprintf(why, whylen, "%s has no USDT probe %s:%s; did you mean %s? "
+				 "(tracer list --usdt %s)", p->path, provider, p->function,
+				 search.closest, p->path);
+		return -ENOENT;
+	}
+	if (tr_usdt_args(search.args, &args)) {
+		snprintf(why, whylen, "%s:%s: arguments '%s' not understood", provider,
+			 p->function, search.args);
+		return -EINVAL;
+	}
+	probe = new_probe(p, provider, "");
+	if (!probe) {
+		snprintf(why, whylen, "-e %s: out of memory", spec);
+		return -ENOMEM;
+	}
+	snprintf(system, sizeof(system), "sdt_%s", provider);
+	return add_event(set, spec, system, p->function, args.arg, args.count, probe, why,
+			 whylen);
 }
 
 int tr_probe_add(struct tr_event_set *set, const char *spec, char *why, size_t whylen)
 {
 	struct tr_probe_args args;
+	char *provider = NULL;
 	struct probe_spec p;
 	char note[200] = "";
 	int fd, err;
 
-	err = parse_spec(spec, &p, why, whylen);
+	if (kernel_probe(spec))
+		return refuse_kernel_probe(spec, why, whylen);
+	err = parse_spec(spec, &p, &provider, why, whylen);
 	if (err)
 		return err;
+	if (provider) {
+		err = add_usdt(set, spec, &p, provider, why, whylen);
+		free(p.path);
+		return err;
+	}
 	fd = open_target(&p, why, whylen);
 	if (fd < 0) {
 		free(p.path);
@@ -423,7 +606,7 @@ int tr_probe_add(struct tr_event_set *set, const char *spec, char *why, size_t w
 	if (!err)
 		err = select_args(&p, &args, why, whylen);
 	if (!err)
-		err = add_event(set, spec, &p, &args, note, why, whylen);
+		err = add_uprobe(set, spec, &p, &args, note, why, whylen);
 	free(p.path);
 	return err;
 }

@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Uprobes as events: "-e uprobe:PATH:FUNCTION" records the function's
+ * User-space probes as events: "-e uprobe:PATH:FUNCTION" records the function's
  * entry with its arguments, "-e uretprobe:PATH:FUNCTION" its return with
  * the return value (ret).  Names and types come from the file's DWARF
  * (probe_dwarf.c) where it has debug information; without, the six
  * argument registers are recorded raw (arg1..arg6).  "FUNCTION(a, b)"
  * records only the arguments named; "FUNCTION+OFFSET" probes inside the
  * function, where only the raw registers mean anything.
+ * "-e usdt:PATH:PROVIDER:NAME" records a USDT probe with its arguments
+ * (arg1..argN, sized and signed as its note says), as event sdt_PROVIDER:NAME,
+ * as perf names them.
  *
  * Each probe is an event class like a tracepoint, named uprobe:FUNCTION
  * or uretprobe:FUNCTION, with a format of its own written beside the
@@ -18,6 +21,7 @@
 #define TRACER_PROBES_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <tracer/record.h>
 
 struct tr_event_set;
@@ -47,10 +51,14 @@ struct tr_probe_args {
 	char note[160];		/* arguments left out, and why, or "" */
 };
 
+/* Integer and pointer arguments in registers at a function's entry (x86-64). */
+#define TR_PROBE_ARG_REGISTERS	6
+
 /* What the recorder attaches, and what it says before (tr_event's probe). */
 struct tr_probe {
 	char *path;
-	char *function;
+	char *function;		/* or a USDT probe's name */
+	char *provider;		/* a USDT probe's provider, or NULL */
 	unsigned long offset;	/* into the function */
 	int ret;		/* a uretprobe */
 	char note[200];		/* what the user should know (no debug information), or "" */
@@ -81,5 +89,29 @@ int tr_probe_dwarf_args(int fd, const char *function, struct tr_probe_args *args
  * outside the function), -1 if the file has no debug information for it.
  */
 int tr_probe_dwarf_line_at(int fd, const char *function, unsigned long offset);
+
+/* A USDT probe's note (probe_usdt.c). */
+struct tr_usdt_note {
+	char provider[64];
+	char name[64];
+	char args[256];		/* the arguments' specs, e.g. "-4@%eax 8@-8(%rbp)" */
+	__u64 address;
+	__u64 semaphore;	/* its address, or 0 */
+};
+
+/*
+ * Each USDT note of the ELF file at fd, to fn, until fn returns non-zero:
+ * what fn last returned, or -1 if the file is no ELF file.
+ */
+int tr_usdt_notes(int fd, int (*fn)(const struct tr_usdt_note *, void *), void *arg);
+
+/*
+ * tracer list --usdt: the USDT probes of the ELF file at path into out:
+ * how many, or -errno and why.
+ */
+int tr_usdt_list(const char *path, FILE *out, char *why, size_t whylen);
+
+/* The values a note's argument specs describe, into args: 0, or -EINVAL. */
+int tr_usdt_args(const char *specs, struct tr_probe_args *args);
 
 #endif /* TRACER_PROBES_H */

@@ -150,13 +150,18 @@ static bool has_filters(const struct session *s)
 	return s->trigger.ninsn > 0;
 }
 
-/* How many events are uprobes (ret 0) or uretprobes (ret 1). */
-static unsigned int probes(const struct session *s, int ret)
+/* How many events are probes of a kind: a uprobe, uretprobe or USDT probe. */
+enum probe_kind { UPROBE, URETPROBE, USDT };
+
+static unsigned int probes(const struct session *s, enum probe_kind kind)
 {
 	unsigned int i, n = 0;
 
-	for (i = 0; i < s->events.count; i++)
-		n += s->events.events[i].probe && s->events.events[i].probe->ret == ret;
+	for (i = 0; i < s->events.count; i++) {
+		const struct tr_probe *probe = s->events.events[i].probe;
+
+		n += probe && (probe->provider ? USDT : probe->ret ? URETPROBE : UPROBE) == kind;
+	}
 	return n;
 }
 
@@ -202,8 +207,9 @@ static int configure(struct session *s)
 		bpf_program__set_autoload(skel->progs.tr_follow_fork, false);
 	s->derive_context = kernel_resolves_preempt_count();
 	choose_syscall_programs(s);
-	bpf_program__set_autoload(skel->progs.tr_uprobe, probes(s, 0) > 0);
-	bpf_program__set_autoload(skel->progs.tr_uretprobe, probes(s, 1) > 0);
+	bpf_program__set_autoload(skel->progs.tr_uprobe, probes(s, UPROBE) > 0);
+	bpf_program__set_autoload(skel->progs.tr_uretprobe, probes(s, URETPROBE) > 0);
+	bpf_program__set_autoload(skel->progs.tr_usdt, probes(s, USDT) > 0);
 	return err;
 }
 
@@ -301,9 +307,9 @@ static int choose_backend(struct session *s)
 		return -ENODEV;
 	}
 	s->use_kmod = s->o->backend != TR_BACKEND_BPF && !why_not;
-	if (s->use_kmod && probes(s, 0) + probes(s, 1)) {
+	if (s->use_kmod && probes(s, UPROBE) + probes(s, URETPROBE) + probes(s, USDT)) {
 		if (s->o->backend == TR_BACKEND_KMOD) {
-			rec_say("uprobes record through BPF buffers only, so far: use --backend bpf");
+			rec_say("uprobes and USDT probes record through BPF buffers only, so far: use --backend bpf");
 			return -EINVAL;
 		}
 		s->use_kmod = 0;
@@ -508,19 +514,25 @@ static int follow_tasks(struct session *s)
 }
 
 /*
- * A uprobe or uretprobe on its function: in -p's process only, else in
- * every process (wanted() picks a command's).
+ * A uprobe, uretprobe or USDT probe: in -p's process only, else in every
+ * process (wanted() picks a command's).
  */
 static int attach_probe(struct session *s, const struct tr_event *ev, struct bpf_link **link)
 {
 	const struct tr_probe *probe = ev->probe;
 	LIBBPF_OPTS(bpf_uprobe_opts, uopts, .func_name = probe->function, .retprobe = probe->ret,
 		    .bpf_cookie = ev->id);
+	LIBBPF_OPTS(bpf_usdt_opts, usdt_opts, .usdt_cookie = ev->id);
 	struct bpf_program *prog = probe->ret ? s->skel->progs.tr_uretprobe :
 				   s->skel->progs.tr_uprobe;
+	pid_t pid = s->o->pid ? s->o->pid : -1;
 
-	*link = bpf_program__attach_uprobe_opts(prog, s->o->pid ? s->o->pid : -1, probe->path,
-						probe->offset, &uopts);
+	if (probe->provider)
+		*link = bpf_program__attach_usdt(s->skel->progs.tr_usdt, pid, probe->path,
+						 probe->provider, probe->function, &usdt_opts);
+	else
+		*link = bpf_program__attach_uprobe_opts(prog, pid, probe->path, probe->offset,
+							&uopts);
 	if (!*link) {
 		rec_say("cannot attach %s:%s in %s: %s", ev->system, ev->name, probe->path,
 			strerror(errno));

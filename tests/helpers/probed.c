@@ -3,13 +3,15 @@
  * probed N [GO]: the uprobe tests' known calls, once the file GO exists
  * if given.  For i in 1..N it calls
  * tr_probed(i, 2 * i + 1), which returns their sum, and
- * tr_named(names[i % 3], -i), which returns -2 * i.  The names are read
+ * tr_named(names[i % 3], -i), which returns -2 * i, and passes the USDT
+ * probe tracer_test:step with i, -i and (unsigned char)i.  The names are read
  * first: a uprobe reads no page that was never touched (as ftrace's and
  * perf's, it records "(fault)").
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include <sys/sdt.h>
 
 /* Keeps each call: the compiler may not fold it away. */
 #define OPAQUE()	__asm__ volatile("" : : : "memory")
@@ -38,6 +40,7 @@ int main(int argc, char **argv)
 	for (i = 1; i <= n; i++) {
 		sum += tr_probed(i, 2 * i + 1);
 		sum += tr_named(names[i % 3], -i);
+		STAP_PROBE3(tracer_test, step, i, (int)-i, (unsigned char)i);
 	}
 	printf("%ld\n", sum);
 	return 0;
