@@ -28,7 +28,9 @@ HEADLINES = (
      ("report", dict(unit="s"), "tracer-jsonl", "babeltrace2", None,
       "seconds to export a trace as JSON lines"),
      ("wakeups", dict(unit="wake-ups/s"), "tracer", "perf", None,
-      "recorder wake-ups per second, idle")]
+      "recorder wake-ups per second, idle")] +
+    [("uprobe", dict(unit="ns/call"), "tracer", peer, "none", "ns a uprobe adds to a call")
+     for peer in ("bpftrace", "perf")]
 )
 
 Headline = namedtuple("Headline", "workload match tracer peer base what cmp")
@@ -102,9 +104,24 @@ def pair_build(rows):
             yield ratio(r, perf)
 
 
+def pair_uprobe(rows):
+    """Each recorder against the untraced loop of its round; tracer's ratio to perf."""
+    none = one(rows, "uprobe", config="none")
+    for r in pick(rows, "uprobe"):
+        if r is none or none is None:
+            continue
+        if not usable(r, none):
+            yield unpaired(r)
+            continue
+        spread(r, "vs_baseline", stats.differences(r["values"], none["values"]))
+        peer = one(rows, "uprobe", config=r["ratio_to"]) if r["ratio_to"] else None
+        if peer:
+            yield ratio(r, peer, none) if usable(r, peer) else unpaired(r)
+
+
 def add_paired(rows):
     """Fill the rows' paired figures; why some could not be, as notes."""
-    notes = list(pair_events(rows)) + list(pair_build(rows))
+    notes = list(pair_events(rows)) + list(pair_build(rows)) + list(pair_uprobe(rows))
     for workload in ("loop", "ringbuf", "report", "wakeups"):
         notes += pair_to_named_peer(rows, workload)
     return [n for n in dict.fromkeys(notes) if n]	# each once, in order

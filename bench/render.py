@@ -18,6 +18,7 @@ TITLES = {
     "report": "5. Reading a trace: tracer report against babeltrace2 (bench/report_bench.py)",
     "ust": "6. User-space tracing against lttng-ust",
     "wakeups": "7. The recorder's own wake-ups, idle (bench/wakeups_bench.py)",
+    "uprobe": "8. A uprobe's cost per call (bench/uprobe_bench.py)",
 }
 
 
@@ -175,6 +176,31 @@ def section_wakeups(rows):
                  "runs kept disturbed"], lines))
 
 
+def section_uprobe(rows):
+    lines = [(r["label"], "%s [%s, %s]" % (fmt(r["median"]), fmt(r["min"]), fmt(r["max"])),
+              spread(r, "vs_baseline"), spread(r, "ratio", "%.2f"), r["note"] or "all",
+              int(r["disturbed"] or 0))
+             for r in pick(rows, "uprobe", unit="ns/call")]
+    if not lines:
+        return "not run\n\n"
+    return ("build/bench/uprobe_target calls bench_probed(a, b) (%s per run) and times its own "
+            "loop; each recorder starts it once its probe is in place and records every call "
+            "with both arguments. Events kept: counted in each recorder's own output. %s x "
+            "perf, per round: 1 + (tracer - perf) / perf's median cost over no tracing.\n\n" % (
+                pick(rows, "uprobe")[0]["param"], PAIRED_NOTE) + table(
+                ["recorder", "ns/call (median [min, max])", "ns added (paired)", "x perf record",
+                 "events kept", "runs kept disturbed"], lines))
+
+
+def summary_uprobe(rows):
+    cost = {r["config"]: r for r in pick(rows, "uprobe", unit="ns/call")}
+    if not {"tracer", "perf", "bpftrace"} <= set(cost):
+        return ""
+    return ("- a uprobe recorded with its arguments adds %s ns to a call with tracer, %s with "
+            "perf record, %s with bpftrace (the kernel's uprobe trap is most of it)\n" % tuple(
+                fmt(cost[k].get("vs_baseline")) for k in ("tracer", "perf", "bpftrace")))
+
+
 def section_headlines(suite):
     """The comparisons that decide whether the suite publishes."""
     if not suite.headlines:
@@ -299,7 +325,7 @@ def summary_wakeups(rows):
 def section_summary(rows):
     return "".join(f(rows) for f in (summary_events, summary_loop, summary_build,
                                       summary_saturation, summary_report,
-                                      summary_wakeups)) + "\n"
+                                      summary_wakeups, summary_uprobe)) + "\n"
 
 
 def section_machine(suite, drift):
@@ -338,7 +364,8 @@ def render_markdown(suite, drift, refused):
                  ", ".join("%s %.0f s" % kv for kv in suite.durations.items())))
     body = [("events", section_events), ("loop", section_loop), ("ringbuf", section_ringbuf),
             ("build", section_build), ("saturation", section_saturation),
-            ("report", section_report), ("ust", section_ust), ("wakeups", section_wakeups)]
+            ("report", section_report), ("ust", section_ust), ("wakeups", section_wakeups),
+            ("uprobe", section_uprobe)]
     out = head + "## Summary\n\n" + section_summary(rows)
     out += "## Headline comparisons\n\n" + section_headlines(suite)
     for workload, section in body:

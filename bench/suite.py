@@ -11,6 +11,7 @@ into one results folder (bench/README.md, "The suite"):
   5 tracer report against babeltrace2              bench/report_bench.py
   6 lttng-ust: not measured until tracer has a user-space library
   7 the recorder's own wake-ups, idle              bench/wakeups_bench.py
+  8 a uprobe's cost per call                        bench/uprobe_bench.py
 
 Every configuration is paired with its own round's baseline or peer
 (bench/paired.py).  Writes results.md, results.csv and results.png, or,
@@ -34,13 +35,14 @@ import build_bench  # noqa: E402
 import paired  # noqa: E402
 import report_bench  # noqa: E402
 import stats  # noqa: E402
+import uprobe_bench  # noqa: E402
 import wakeups_bench  # noqa: E402
 from benchlib import Child, read_csv, row  # noqa: E402
 import render  # noqa: E402
 from render import render_markdown, render_plot  # noqa: E402
 
 TRACEFS = "/sys/kernel/tracing"
-WORKLOADS = ["ringbuf", "events", "build", "report", "wakeups"]
+WORKLOADS = ["ringbuf", "events", "build", "report", "wakeups", "uprobe"]
 NOT_RUN_HERE = [
     "LTTng kernel tracing: not measured: it needs its kernel modules (lttng-modules) and this "
     "kernel has no loadable module support (CONFIG_MODULES off).",
@@ -65,6 +67,8 @@ def parse_args():
                    help="what make -j2 builds in the kernel tree (default 'kernel/time/ kernel/irq/')")
     p.add_argument("--build-configs", default="untraced,tracer-flight,tracer-discard,perf",
                    help="recorders of workload 3 (also: bpftrace)")
+    p.add_argument("--uprobe-calls", type=int, default=100000,
+                   help="calls of the probed function per run in workload 8 (default 100000)")
     p.add_argument("--wakeup-secs", type=float, default=5.0,
                    help="seconds each recorder's wake-ups are counted in workload 7 (default 5)")
     o = p.parse_args()
@@ -79,12 +83,13 @@ def parse_args():
             ", ".join(unknown), ", ".join(WORKLOADS), ", ".join(build_bench.CONFIGS)))
     o.tracer = os.path.abspath(os.path.join(o.build, "tracer"))
     o.work = os.path.abspath(os.path.join(o.build, "bench-work"))
-    if o.rounds < 1 or o.tie < 0 or o.wakeup_secs <= 0:
-        p.error("--rounds, --tie and --wakeup-secs must be positive")
+    if o.rounds < 1 or o.tie < 0 or o.wakeup_secs <= 0 or o.uprobe_calls < 1:
+        p.error("--rounds, --tie, --wakeup-secs and --uprobe-calls must be positive")
     if o.quick:
         o.rounds = min(o.rounds, 2)
         o.calls = 100000
         o.wakeup_secs = min(o.wakeup_secs, 2.0)
+        o.uprobe_calls = 20000
     return o
 
 
@@ -167,6 +172,9 @@ class Suite:
     def run_wakeups(self):
         self.add_rows("wakeups_bench", wakeups_bench.run(self.o))
 
+    def run_uprobe(self):
+        self.add_rows("uprobe_bench", uprobe_bench.run(self.o))
+
     def add_rows(self, name, rows):
         """A Python workload's rows, kept in raw/NAME.csv like the C benchmarks' CSV."""
         benchlib.write_csv(os.path.join(self.raw, name + ".csv"), rows)
@@ -222,7 +230,8 @@ class Suite:
                                    ("events", "events" in o.only, self.run_events),
                                    ("build/report", "build" in o.only or "report" in o.only,
                                     self.run_build_and_report),
-                                   ("wakeups", "wakeups" in o.only, self.run_wakeups)):
+                                   ("wakeups", "wakeups" in o.only, self.run_wakeups),
+                                   ("uprobe", "uprobe" in o.only, self.run_uprobe)):
             if wanted:
                 self.workload(name, step)
         self.rows.append(row("ust", "lttng-ust", "lttng-ust against tracer's user-space library",
