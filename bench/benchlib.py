@@ -301,3 +301,22 @@ def run_quiet(run, label, progress):
             return result, meter, attempt
         progress(" [%s disturbed: others %.0f%%, steal %.0f%% of a CPU]" % (
             label, meter.others * 100, meter.steal * 100))
+
+
+def interleaved(opts, workload, order, measure, show):
+    """Each key of order measured once per round, in an order that rotates by one
+    each round (measure(key, meter) -> result, repeated while others used the
+    CPUs; show(result) -> its progress text): per key, the results in round
+    order, and how many runs were kept although disturbed."""
+    results = {k: [] for k in order}
+    disturbed = {k: 0 for k in order}
+    for rnd in range(opts.rounds):
+        opts.progress("%s, round %d/%d:" % (workload, rnd + 1, opts.rounds))
+        for i in range(len(order)):
+            key = order[(i + rnd) % len(order)]
+            result, meter, _ = run_quiet(lambda m: measure(key, m), key, opts.progress)
+            results[key].append(result)
+            disturbed[key] += meter.disturbed()
+            opts.progress(" %s %s" % (key, show(result)))
+        opts.progress("\n")
+    return results, disturbed

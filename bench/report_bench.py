@@ -7,7 +7,7 @@ dummy sink shows what decoding alone costs (bench/README.md)."""
 import os
 import time
 
-from benchlib import Child, row, run_quiet
+from benchlib import Child, interleaved, row
 
 
 def readers(tracer, trace):
@@ -39,17 +39,9 @@ def run(opts, trace, events):
     babeltrace2's text of the same round (bench/paired.py)."""
     progs = readers(opts.tracer, trace)
     order = list(progs)
-    secs = {k: [] for k in order}
-    disturbed = {k: 0 for k in order}
-    for rnd in range(opts.rounds):
-        opts.progress("report, round %d/%d:" % (rnd + 1, opts.rounds))
-        for i in range(len(order)):
-            key = order[(i + rnd) % len(order)]
-            s, meter, _ = run_quiet(lambda m: read_once(progs[key][1], m), key, opts.progress)
-            secs[key].append(s)
-            disturbed[key] += meter.disturbed()
-            opts.progress(" %s %.2f s" % (key, s))
-        opts.progress("\n")
+    secs, disturbed = interleaved(opts, "report", order,
+                                  lambda key, m: read_once(progs[key][1], m),
+                                  lambda s: "%.2f s" % s)
     rows = []
     for key in order:
         fields = dict(param="%d events" % events, disturbed=disturbed[key], recorded=events,

@@ -15,7 +15,7 @@ import shutil
 import subprocess
 import tempfile
 
-from benchlib import Child, row, run_quiet
+from benchlib import Child, interleaved, row
 
 FUNCTION = "bench_probed"
 PERF_GROUP = "probe_uprobe_target"
@@ -90,31 +90,22 @@ def run(opts):
         perf_probe(target, True)
         progs = configs(opts, target, tmp)
         order = list(progs)
-        ns = {k: [] for k in order}
-        kept = {k: [] for k in order}
-        disturbed = {k: 0 for k in order}
-        for rnd in range(opts.rounds):
-            opts.progress("uprobe, round %d/%d:" % (rnd + 1, opts.rounds))
-            for i in range(len(order)):
-                key = order[(i + rnd) % len(order)]
-                (loop_ns, events), meter, _ = run_quiet(
-                    lambda m: run_once(key, progs[key][1], tmp, m), key, opts.progress)
-                ns[key].append(loop_ns / calls)
-                kept[key].append(events)
-                disturbed[key] += meter.disturbed()
-                opts.progress(" %s %.0f ns" % (key, loop_ns / calls))
-            opts.progress("\n")
+        results, disturbed = interleaved(opts, "uprobe", order,
+                                         lambda key, m: run_once(key, progs[key][1], tmp, m),
+                                         lambda r: "%.0f ns" % (r[0] / calls))
     finally:
         perf_probe(target, False)
         shutil.rmtree(tmp, ignore_errors=True)
     rows = []
     for key in order:
-        lost = [calls - k for k in kept[key] if k is not None]
-        note = ("events kept of %d per run: %s" % (calls, ", ".join(map(str, kept[key])))
+        ns = [loop_ns / calls for loop_ns, _ in results[key]]
+        kept = [events for _, events in results[key]]
+        lost = [calls - k for k in kept if k is not None]
+        note = ("events kept of %d per run: %s" % (calls, ", ".join(map(str, kept)))
                 if lost and max(lost) else "")
-        rows.append(row("uprobe", key, progs[key][0], "ns/call", ns[key],
+        rows.append(row("uprobe", key, progs[key][0], "ns/call", ns,
                         param="%d calls" % calls, disturbed=disturbed[key],
                         baseline=int(key == "none"), note=note,
-                        recorded=min(kept[key]) if lost else "",
+                        recorded=min(kept) if lost else "",
                         ratio_to="perf" if key == "tracer" else ""))
     return rows

@@ -38,6 +38,19 @@ same() {
 	values "$1" "$2" "$3" | cmp -s - "$4" ||
 		{ echo "# $(basename "$3"): $1 $2: $(values "$1" "$2" "$3" | head -3 | tr '\n' ' ')..."; return 1; }
 }
+# in_both DIR 'EVENT FIELD EXPECTED'...: each FIELD of EVENT in DIR's report
+# and babeltrace2 text is as the file $work/EXPECTED says.
+in_both() {
+	local dir=$1 file what event field expected ok=0
+	shift
+	for file in "$work/$dir.txt" "$work/$dir.bt"; do
+		for what; do
+			read -r event field expected <<<"$what"
+			same "$event" "$field" "$file" "$work/$expected" || ok=1
+		done
+	done
+	return $ok
+}
 record() { # record DIR SPEC...: record the helper's N calls with those -e
 	local dir=$1 spec args=()
 	shift
@@ -58,16 +71,9 @@ every_call_with_its_arguments() {
 	expected -i >"$work/delta"
 	expected '-2 * i' >"$work/twice"
 	expected_names >"$work/names"
-	local file ok=0
-	for file in t.txt t.bt; do
-		same uprobe:tr_probed a "$work/$file" "$work/a" &&
-			same uprobe:tr_probed b "$work/$file" "$work/b" &&
-			same uretprobe:tr_probed ret "$work/$file" "$work/sum" &&
-			same uprobe:tr_named name "$work/$file" "$work/names" &&
-			same uprobe:tr_named delta "$work/$file" "$work/delta" &&
-			same uretprobe:tr_named ret "$work/$file" "$work/twice" || ok=1
-	done
-	return $ok
+	in_both t "uprobe:tr_probed a a" "uprobe:tr_probed b b" "uretprobe:tr_probed ret sum" \
+		"uprobe:tr_named name names" "uprobe:tr_named delta delta" \
+		"uretprobe:tr_named ret twice"
 }
 check "uprobes and uretprobes: each of $N calls once, its arguments by name (integers, signed, strings) and its return value (report, babeltrace2)" \
 	every_call_with_its_arguments
@@ -132,13 +138,8 @@ usdt_probe_with_its_arguments() {
 	expected i >"$work/i"
 	expected -i >"$work/minus"
 	expected 'i & 255' >"$work/byte"
-	local file ok=0
-	for file in u.txt u.bt; do
-		same sdt_tracer_test:step arg1 "$work/$file" "$work/i" &&
-			same sdt_tracer_test:step arg2 "$work/$file" "$work/minus" &&
-			same sdt_tracer_test:step arg3 "$work/$file" "$work/byte" || ok=1
-	done
-	return $ok
+	in_both u "sdt_tracer_test:step arg1 i" "sdt_tracer_test:step arg2 minus" \
+		"sdt_tracer_test:step arg3 byte"
 }
 check "USDT: each of $N probe hits once, its arguments sized and signed as its note says (report, babeltrace2)" \
 	usdt_probe_with_its_arguments
