@@ -33,8 +33,11 @@
  * on the CPU when it first comes online with the module loaded: CPUs whose
  * TSCs are not synchronised (the kernel then marks the TSC unstable, as it
  * does for a VM's vCPUs brought up apart) still agree to within the time
- * between the two readings, and records from several CPUs merge in the
- * order they were written.  A CPU keeps its offset across offline spells
+ * between the readings, and records from several CPUs merge in the order
+ * they were written.  That time is kept short by taking the closest of a
+ * few bracketed readings: a hypervisor may stop a vCPU between two
+ * readings however interrupts are set, and one such stop would shift the
+ * CPU's time against the others' by as long as it lasted.  A CPU keeps its offset across offline spells
  * (its TSC runs on), so its time never goes back.  The clocks then drift
  * from CLOCK_MONOTONIC by the TSC's frequency error, which NTP does not
  * correct here.
@@ -155,6 +158,27 @@ static enum hrtimer_restart tr_clock_update(struct hrtimer *timer)
 	return HRTIMER_RESTART;
 }
 
+#define TR_CLOCK_OFFSET_TRIES	16
+
+/* CLOCK_MONOTONIC minus this CPU's counter ns, from the closest bracketed reading. */
+static s64 tr_clock_mono_offset(struct tr_clock_cpu *c)
+{
+	u64 best = U64_MAX, before, count, after;
+	s64 offset = 0;
+	int i;
+
+	for (i = 0; i < TR_CLOCK_OFFSET_TRIES; i++) {
+		before = ktime_get_mono_fast_ns();
+		count = tr_clock_count_ns(tr_clock_count(c));
+		after = ktime_get_mono_fast_ns();
+		if (after - before < best) {
+			best = after - before;
+			offset = before + best / 2 - count;
+		}
+	}
+	return offset;
+}
+
 /*
  * CPU hotplug callbacks, run on the CPU itself.  The first slot is the
  * whole TSC, so the extended count is the TSC itself, and the CPU's offset
@@ -170,7 +194,7 @@ static int tr_clock_cpu_online(unsigned int cpu)
 	local64_set(&c->last, c->slot[0]);
 	c->last_update_ns = 0;	/* an offline spell is no late update */
 	if (!c->mono_offset_set) {
-		c->mono_offset_ns = ktime_get_mono_fast_ns() - tr_clock_count_ns(tr_clock_count(c));
+		c->mono_offset_ns = tr_clock_mono_offset(c);
 		c->mono_offset_set = true;
 	}
 	local_irq_enable();

@@ -255,7 +255,7 @@ execs_in_order() {
 	grep ' sched:sched_process_exec: .*filename=/bin/true ' "$run/exec-order.report" |
 		grep -o ' pid=[0-9]*' | cut -d= -f2 >"$run/exec-order.pids"
 	[ "$(wc -l <"$run/exec-order.pids")" = 40 ] && sort -n -u -c "$run/exec-order.pids" ||
-		{ echo "# $(wc -l <"$run/exec-order.pids") execs, in this order:"; tr '\n' ' ' <"$run/exec-order.pids" | diag; return 1; }
+		{ echo "# $(wc -l <"$run/exec-order.pids") execs, in this order:"; echo "# $(tr '\n' ' ' <"$run/exec-order.pids")"; return 1; }
 }
 
 # Records of EVENT in TRACE's babeltrace2 text with the hard-interrupt
