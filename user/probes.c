@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Uprobe and uretprobe specs into event classes (probes.h).  The function
- * is looked up in the file's symbol tables here, so that a wrong name is
- * said before anything is recorded; the recorder attaches by name
- * (libbpf finds the same symbol).
+ * Probe specs into event classes (probes.h): uprobes, uretprobes and USDT
+ * probes, and the one-line refusal of kernel function probes.  The
+ * function or USDT probe is looked up in the file here, so that a wrong
+ * name is said before anything is recorded; the recorder attaches by name
+ * (libbpf finds the same symbol or note).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -55,16 +56,18 @@ static int refuse_kernel_probe(const char *spec, char *why, size_t whylen)
 {
 	static const char works[] = "tracepoints (tracer list), uprobe:, uretprobe: and usdt: record here";
 	int kprobe = spec[0] == 'k';
+	/* fentry needs ftrace's function hooks, which this file shows usable. */
 	int fd = open("/sys/kernel/tracing/available_filter_functions", O_RDONLY | O_CLOEXEC);
+	int hooks_off = fd < 0 ? errno : 0;
 
 	if (fd >= 0)
 		close(fd);
 	if (kprobe && access("/sys/bus/event_source/devices/kprobe", F_OK))
 		snprintf(why, whylen, "-e %s: this kernel has no kprobes (built without "
 			 "CONFIG_KPROBES); %s", spec, works);
-	else if (!kprobe && fd < 0)
+	else if (!kprobe && hooks_off)
 		snprintf(why, whylen, "-e %s: this kernel refuses fentry and fexit (its function "
-			 "hooks are off: %s); %s", spec, strerror(errno), works);
+			 "hooks are off: %s); %s", spec, strerror(hooks_off), works);
 	else
 		snprintf(why, whylen, "-e %s: tracer does not record kernel functions yet; %s",
 			 spec, works);
