@@ -121,8 +121,8 @@ struct {
  * record before writing it and may be interrupted, on its CPU, by one of
  * another kind: tracepoint records, and tracer:vm_map records (in system
  * call and exec programs, and in the state dump's iterator, which may be
- * preempted), and uprobe records (built before they may be copied into
- * the tracepoint one, for the module or -g; while a uprobe program runs
+ * preempted), and probe records (built before they may be copied into
+ * the tracepoint one, for the module or -g; while a probe program runs
  * on a CPU, trace_call_bpf() skips any other there).  Twice the largest
  * record, so a size masked with SCRATCH_MASK stays inside.
  */
@@ -543,10 +543,12 @@ struct tr_scratch_record {
 
 /*
  * The strings the string arguments point to, after the size bytes of
- * fixed part of the record in scratch: the record's size.  A string that
- * cannot be read (a bad pointer, a page not present) is recorded as
- * "(fault)", as ftrace's probes do.  A global function, so the verifier
- * checks it once rather than for every path through six strings.
+ * fixed part of the record in scratch: the record's size.  A kprobe's
+ * string may be in kernel or user memory (the kernel's BTF rarely says
+ * which): kernel memory is tried first, which refuses user addresses.  A
+ * string that cannot be read (a bad pointer, a page not present) is
+ * recorded as "(fault)", as ftrace's probes do.  A global function, so the
+ * verifier checks it once rather than for every path through six strings.
  */
 __noinline __u32 tr_add_strings(struct tr_scratch_record *scratch, __u32 size, __u32 strings)
 {
@@ -565,8 +567,13 @@ __noinline __u32 tr_add_strings(struct tr_scratch_record *scratch, __u32 size, _
 		if (at > TR_BPF_MAX_RECORD - TR_PROBE_STRING_MAX)
 			break;
 		at &= TR_BPF_MAX_RECORD - 1;
-		n = bpf_probe_read_user_str(scratch->bytes + at, TR_PROBE_STRING_MAX,
-					    (const void *)rec->values[i]);
+		n = -1;
+		if (strings & TR_PROBE_STRINGS_KERNEL)
+			n = bpf_probe_read_kernel_str(scratch->bytes + at, TR_PROBE_STRING_MAX,
+						      (const void *)rec->values[i]);
+		if (n <= 0)
+			n = bpf_probe_read_user_str(scratch->bytes + at, TR_PROBE_STRING_MAX,
+						    (const void *)rec->values[i]);
 		if (n <= 0) {
 			__builtin_memcpy(scratch->bytes + at, "(fault)", 8);
 			n = 8;
@@ -577,7 +584,7 @@ __noinline __u32 tr_add_strings(struct tr_scratch_record *scratch, __u32 size, _
 	return at;
 }
 
-/* This CPU's scratch record for a user-space probe, or NULL. */
+/* This CPU's scratch record for a probe, or NULL. */
 static __always_inline struct tr_probe_record *probe_scratch(void)
 {
 	__u32 slot = SCRATCH_PROBE;
@@ -588,10 +595,11 @@ static __always_inline struct tr_probe_record *probe_scratch(void)
 }
 
 /*
- * A user-space probe's record (tracer/record.h), its values set in
- * scratch: its strings added, filtered, written.  Its filter runs in the
- * tp_btf programs' slot: those run in a task's system call and exec
- * paths, which a probe's trap from user mode never interrupts, nor they it.
+ * A probe's record (tracer/record.h), its values set in scratch: its
+ * strings added, filtered, written.  Probe programs, like tracepoint
+ * programs, run under trace_call_bpf()'s per-CPU bpf_prog_active: none
+ * starts on a CPU while another runs there, so they share the tracepoint
+ * programs' filter slot.
  */
 static __always_inline void write_probe(void *ctx, __u32 id, struct tr_probe_record *rec)
 {
@@ -603,12 +611,13 @@ static __always_inline void write_probe(void *ctx, __u32 id, struct tr_probe_rec
 	size = shape->fixed_size < sizeof(*rec) ? shape->fixed_size : sizeof(*rec);
 	if (shape->probe_strings)
 		size = tr_add_strings((struct tr_scratch_record *)rec, size, shape->probe_strings);
-	if (record_wanted(rec, id, shape, TR_FILTER_SLOT_TP_BTF))
+	if (record_wanted(rec, id, shape, TR_FILTER_SLOT_TRACEPOINT))
 		write_record(ctx, rec, id, size, shape);
-	check_trigger(rec, id, shape, TR_FILTER_SLOT_TP_BTF);
+	check_trigger(rec, id, shape, TR_FILTER_SLOT_TRACEPOINT);
 }
 
-static __always_inline int record_uprobe(struct pt_regs *regs, bool ret)
+/* A uprobe's or kprobe's values: the argument registers at entry, or the return value. */
+static __always_inline int record_probe(struct pt_regs *regs, bool ret)
 {
 	struct tr_probe_record *rec = probe_scratch();
 
@@ -632,13 +641,25 @@ static __always_inline int record_uprobe(struct pt_regs *regs, bool ret)
 SEC("?uprobe")
 int tr_uprobe(struct pt_regs *regs)
 {
-	return record_uprobe(regs, false);
+	return record_probe(regs, false);
 }
 
 SEC("?uretprobe")
 int tr_uretprobe(struct pt_regs *regs)
 {
-	return record_uprobe(regs, true);
+	return record_probe(regs, true);
+}
+
+SEC("?kprobe")
+int tr_kprobe(struct pt_regs *regs)
+{
+	return record_probe(regs, false);
+}
+
+SEC("?kretprobe")
+int tr_kretprobe(struct pt_regs *regs)
+{
+	return record_probe(regs, true);
 }
 
 /* A USDT probe: libbpf's usdt.bpf.h fetches its arguments as its note says. */

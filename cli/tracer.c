@@ -39,6 +39,7 @@ static const char usage_record[] =
 "                         uprobe:PATH:FUNCTION[(ARG,...)] or uprobe:PATH:FUNCTION+OFFSET (arguments\n"
 "                         by name from DWARF, else arg1..arg6), uretprobe:PATH:FUNCTION (ret),\n"
 "                         usdt:PATH:PROVIDER:NAME (tracer list --usdt PATH);\n"
+"                         kprobe:FUNCTION[(ARG,...)] (arguments from BTF), kretprobe:FUNCTION;\n"
 "                         EVENT@NAME records it in channel NAME (--channel)\n"
 "      --filter EXPR      record only the events of the -e before it that pass EXPR, in ftrace's\n"
 "                         syntax, e.g. 'prev_pid != 0 && prev_comm ~ \"kworker*\"' (evaluated in the kernel)\n"

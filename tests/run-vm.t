@@ -258,6 +258,25 @@ execs_in_order() {
 		{ echo "# $(wc -l <"$run/exec-order.pids") execs, in this order:"; echo "# $(tr '\n' ' ' <"$run/exec-order.pids")"; return 1; }
 }
 
+# The kprobe trace: getppid_n opened /tmp/kprobe-target 1000 times.  Its
+# entries into do_sys_openat2 carry dfd (AT_FDCWD) and the path by the
+# names BTF gives them, and each open returned fd 3 (it closes each).
+kprobes_exact() {
+	report_of kprobe && babeltrace2_of kprobe || return 1
+	local pid named entries returns fd3 in_bt
+	pid=$(grep ' kprobe:do_sys_openat2: .*filename=/tmp/kprobe-target ' "$run/kprobe.report" |
+		awk '{ print $2 }' | sort -u)
+	named=$(grep -c ' kprobe:do_sys_openat2: .* dfd=-100 filename=/tmp/kprobe-target how=0x' \
+		"$run/kprobe.report")
+	entries=$(awk -v p="$pid" '$2 == p && / kprobe:do_sys_openat2: /' "$run/kprobe.report" | wc -l)
+	returns=$(awk -v p="$pid" '$2 == p && / kretprobe:do_sys_openat2: /' "$run/kprobe.report" | wc -l)
+	fd3=$(awk -v p="$pid" '$2 == p && / kretprobe:do_sys_openat2: .* ret=3$/' "$run/kprobe.report" | wc -l)
+	in_bt=$(grep ' kprobe:do_sys_openat2: ' "$run/kprobe.bt" | grep 'dfd = -100,' |
+		grep -c 'filename = "/tmp/kprobe-target"')
+	echo "# pid $pid: $named opens of the file, $entries entries, $returns returns ($fd3 of fd 3), $in_bt in babeltrace2"
+	[ "$named" = 1000 ] && [ "$in_bt" = 1000 ] && [ "$entries" = "$returns" ] && [ "$fd3" -ge 1000 ]
+}
+
 # Records of EVENT in TRACE's babeltrace2 text with the hard-interrupt
 # flag (0x08) in common_flags.
 in_hard_irq() { # in_hard_irq TRACE EVENT
@@ -454,6 +473,8 @@ for pattern in "${kernel_patterns[@]}"; do
 	done
 	check "$kver, bpf: a channel's trace: 1000 calls in channel0, the exit in rare (report, babeltrace2)" \
 		channels_in_report_and_babeltrace2
+	check "$kver, bpf: kprobe and kretprobe on do_sys_openat2: each of 1000 opens with dfd and filename by name, and fd 3 returned (report, babeltrace2)" \
+		kprobes_exact
 	if [ "$backends" = "bpf kmod" ]; then
 		check "$kver, kmod: flight recorder snapshots hold the newest calls, contiguous (report, babeltrace2), and all add up" \
 			flight_kmod_snapshots

@@ -21,10 +21,15 @@
 #include "names.h"
 #include "probes.h"
 
-/* A spec taken apart: KIND:PATH:FUNCTION[+OFFSET][(NAME, ...)]. */
+/*
+ * A spec taken apart: KIND:PATH:FUNCTION[+OFFSET][(NAME, ...)],
+ * usdt:PATH:PROVIDER:NAME, or KIND:FUNCTION[(NAME, ...)] for the kernel.
+ */
 struct probe_spec {
-	int ret;			/* a uretprobe */
-	char *path;			/* allocated: the rest point into it */
+	int ret;			/* a uretprobe or kretprobe */
+	int kernel;			/* a kprobe or kretprobe */
+	char *text;			/* allocated: the rest point into it */
+	char *path;			/* or NULL: the kernel's */
 	char *function;
 	unsigned long offset;
 	char *selection;		/* the names between the parentheses, or NULL */
@@ -49,13 +54,17 @@ int tr_probe_spec(const char *spec)
 }
 
 /*
- * Kernel function probes are not recorded yet: why, in one line, with
- * what this kernel lacks for them and what records here instead.
+ * Why a kernel function probe cannot be recorded here, in one line, with
+ * what this kernel lacks and what records here instead: 0 if it can be
+ * (a kprobe on a kernel with kprobes).
  */
 static int refuse_kernel_probe(const char *spec, char *why, size_t whylen)
 {
 	static const char works[] = "tracepoints (tracer list), uprobe:, uretprobe: and usdt: record here";
 	int kprobe = spec[0] == 'k';
+
+	if (kprobe && !access("/sys/bus/event_source/devices/kprobe", F_OK))
+		return 0;
 	/* fentry needs ftrace's function hooks, which this file shows usable. */
 	int fd = open("/sys/kernel/tracing/available_filter_functions", O_RDONLY | O_CLOEXEC);
 	int hooks_off = fd < 0 ? errno : 0;
@@ -69,8 +78,8 @@ static int refuse_kernel_probe(const char *spec, char *why, size_t whylen)
 		snprintf(why, whylen, "-e %s: this kernel refuses fentry and fexit (its function "
 			 "hooks are off: %s); %s", spec, strerror(hooks_off), works);
 	else
-		snprintf(why, whylen, "-e %s: tracer does not record kernel functions yet; %s",
-			 spec, works);
+		snprintf(why, whylen, "-e %s: tracer records no fentry or fexit yet: kprobe: and "
+			 "kretprobe: record kernel functions", spec);
 	return -EOPNOTSUPP;
 }
 
@@ -80,12 +89,30 @@ static int identifier(const char *s, size_t n)
 				     "0123456789_") >= n && !(s[0] >= '0' && s[0] <= '9');
 }
 
-/* usdt:PATH:PROVIDER:NAME: p->function the name, *provider (in p->path) the provider. */
+/*
+ * Cuts "(NAME, ...)" off the end of s into *selection: 1 if s had one, 0
+ * if none, -1 if it is unclosed.
+ */
+static int take_selection(char *s, char **selection)
+{
+	char *open = s ? strchr(s, '(') : NULL;
+
+	if (!open)
+		return 0;
+	if (open[strlen(open) - 1] != ')')
+		return -1;
+	open[strlen(open) - 1] = 0;
+	*open = 0;
+	*selection = open + 1;
+	return 1;
+}
+
+/* usdt:PATH:PROVIDER:NAME: p->function the name, *provider (in p->text) the provider. */
 static int parse_usdt(const char *spec, struct probe_spec *p, char **provider, char *why,
 		      size_t whylen)
 {
 	memset(p, 0, sizeof(*p));
-	p->path = strdup(spec + 5);
+	p->path = p->text = strdup(spec + 5);
 	p->function = p->path ? strrchr(p->path, ':') : NULL;
 	if (p->function) {
 		*p->function++ = 0;
@@ -99,27 +126,51 @@ static int parse_usdt(const char *spec, struct probe_spec *p, char **provider, c
 	}
 	snprintf(why, whylen, "-e %s: as usdt:PATH:PROVIDER:NAME, the provider and name "
 		 "C names (tracer list --usdt PATH lists them)", spec);
-	free(p->path);
+	free(p->text);
 	return -EINVAL;
 }
 
-/* A uprobe's spec, or a USDT probe's (*provider set). */
+/* Why spec is malformed: the form of its kind; p's text freed. */
+static int malformed(const char *spec, struct probe_spec *p, const char *form, char *why,
+		     size_t whylen)
+{
+	snprintf(why, whylen, "-e %s: as %s, the function a C name", spec, form);
+	free(p->text);
+	return -EINVAL;
+}
+
+/* kprobe:FUNCTION[(ARG, ...)] or kretprobe:FUNCTION. */
+static int parse_kernel(const char *spec, struct probe_spec *p, char *why, size_t whylen)
+{
+	int selected;
+
+	memset(p, 0, sizeof(*p));
+	p->kernel = 1;
+	p->ret = spec[1] == 'r';
+	p->function = p->text = strdup(strchr(spec, ':') + 1);
+	selected = take_selection(p->text, &p->selection);
+	if (p->function && identifier(p->function, strlen(p->function)) &&
+	    (!selected || (selected > 0 && !p->ret)))
+		return 0;
+	return malformed(spec, p, p->ret ? "kretprobe:FUNCTION (it records the return value)" :
+				 "kprobe:FUNCTION[(ARG, ...)]", why, whylen);
+}
+
+/* A uprobe's spec, a USDT probe's (*provider set), or a kprobe's. */
 static int parse_spec(const char *spec, struct probe_spec *p, char **provider, char *why,
 		      size_t whylen)
 {
-	char *open, *plus, *end;
+	char *plus, *end;
+	int selected;
 
 	if (!strncmp(spec, "usdt:", 5))
 		return parse_usdt(spec, p, provider, why, whylen);
+	if (spec[0] == 'k')
+		return parse_kernel(spec, p, why, whylen);
 	memset(p, 0, sizeof(*p));
 	p->ret = !strncmp(spec, "uretprobe:", 10);
-	p->path = strdup(strchr(spec, ':') + 1);
-	open = p->path ? strchr(p->path, '(') : NULL;
-	if (open && open[strlen(open) - 1] == ')') {
-		open[strlen(open) - 1] = 0;
-		*open = 0;
-		p->selection = open + 1;
-	}
+	p->path = p->text = strdup(strchr(spec, ':') + 1);
+	selected = take_selection(p->text, &p->selection);
 	p->function = p->path ? strrchr(p->path, ':') : NULL;
 	if (p->function && p->function != p->path)
 		*p->function++ = 0;
@@ -132,16 +183,11 @@ static int parse_spec(const char *spec, struct probe_spec *p, char **provider, c
 			plus = p->function = NULL;
 	}
 	if (p->function && identifier(p->function, strlen(p->function)) &&
-	    (!open || (p->selection && !p->ret && !p->offset)))
+	    (!selected || (selected > 0 && !p->ret && !p->offset)))
 		return 0;
-	if (p->ret)
-		snprintf(why, whylen, "-e %s: as uretprobe:PATH:FUNCTION (it records the return "
-			 "value), the function a C name", spec);
-	else
-		snprintf(why, whylen, "-e %s: as uprobe:PATH:FUNCTION[(ARG, ...)] or "
-			 "uprobe:PATH:FUNCTION+OFFSET, the function a C name", spec);
-	free(p->path);
-	return -EINVAL;
+	return malformed(spec, p, p->ret ? "uretprobe:PATH:FUNCTION (it records the return value)" :
+				 "uprobe:PATH:FUNCTION[(ARG, ...)] or uprobe:PATH:FUNCTION+OFFSET",
+			 why, whylen);
 }
 
 /* The closest function name in an ELF symbol table so far, and its distance. */
@@ -448,12 +494,15 @@ static int add_event(struct tr_event_set *set, const char *spec, const char *sys
 	ev = &set->events[set->count - 1];
 	ev->not_a_tracepoint = 0;
 	ev->shape.probe_strings = string_slots(vals, n);
+	if (ev->shape.probe_strings && probe->kernel)
+		ev->shape.probe_strings |= TR_PROBE_STRINGS_KERNEL;
 	ev->probe = probe;
 	return 0;
 }
 
-/* What attaches probe p: its path taken from p. */
-static struct tr_probe *new_probe(struct probe_spec *p, const char *provider, const char *note)
+/* What attaches probe p. */
+static struct tr_probe *new_probe(const struct probe_spec *p, const char *provider,
+				  const char *note)
 {
 	struct tr_probe *probe = calloc(1, sizeof(*probe));
 
@@ -461,14 +510,14 @@ static struct tr_probe *new_probe(struct probe_spec *p, const char *provider, co
 		return NULL;
 	probe->function = strdup(p->function);
 	probe->provider = provider ? strdup(provider) : NULL;
-	if (!probe->function || (provider && !probe->provider)) {
+	probe->path = p->path ? strdup(p->path) : NULL;
+	if (!probe->function || (provider && !probe->provider) || (p->path && !probe->path)) {
 		tr_probe_free(probe);
 		return NULL;
 	}
-	probe->path = p->path;
-	p->path = NULL;
 	probe->offset = p->offset;
 	probe->ret = p->ret;
+	probe->kernel = p->kernel;
 	snprintf(probe->note, sizeof(probe->note), "%s", note);
 	return probe;
 }
@@ -483,11 +532,14 @@ void tr_probe_free(struct tr_probe *probe)
 	free(probe);
 }
 
-/* The uprobe or uretprobe of p, with args, into set. */
-static int add_uprobe(struct tr_event_set *set, const char *spec, struct probe_spec *p,
-		      const struct tr_probe_args *args, const char *note, char *why,
-		      size_t whylen)
+/* The uprobe, uretprobe, kprobe or kretprobe of p, with args, into set. */
+static int add_function_probe(struct tr_event_set *set, const char *spec,
+			      const struct probe_spec *p, const struct tr_probe_args *args,
+			      const char *note, char *why, size_t whylen)
 {
+	static const char *const systems[2][2] = { { "uprobe", "uretprobe" },
+						   { "kprobe", "kretprobe" } };
+	const char *system = systems[p->kernel][p->ret];
 	struct tr_probe *probe = new_probe(p, NULL, note);
 	char name[96];
 
@@ -500,9 +552,47 @@ static int add_uprobe(struct tr_event_set *set, const char *spec, struct probe_s
 	else
 		snprintf(name, sizeof(name), "%s", probe->function);
 	if (p->ret)
-		return add_event(set, spec, "uretprobe", name, &args->ret, !!args->has_ret, probe,
+		return add_event(set, spec, system, name, &args->ret, !!args->has_ret, probe,
 				 why, whylen);
-	return add_event(set, spec, "uprobe", name, args->arg, args->count, probe, why, whylen);
+	return add_event(set, spec, system, name, args->arg, args->count, probe, why, whylen);
+}
+
+/*
+ * A kprobe's or kretprobe's function, checked in kallsyms (with the
+ * closest name when it is not there), and its arguments from BTF, or the
+ * raw registers.
+ */
+static int add_kprobe(struct tr_event_set *set, const char *spec, const struct probe_spec *p,
+		      char *why, size_t whylen)
+{
+	char module[64], closest[128], note[200] = "";
+	struct tr_probe_args args;
+	int found = tr_kallsyms_function(p->function, module, sizeof(module), closest,
+					 sizeof(closest));
+
+	if (found <= 0) {
+		if (found < 0)
+			snprintf(why, whylen, "-e %s: /proc/kallsyms: %s", spec, strerror(-found));
+		else
+			snprintf(why, whylen, "-e %s: the kernel has no function '%s'%s%s%s", spec,
+				 p->function, closest[0] ? "; did you mean " : "", closest,
+				 closest[0] ? "?" : "");
+		return found < 0 ? found : -ENOENT;
+	}
+	if (!strcmp(module, "tracer")) {
+		snprintf(why, whylen, "-e %s: %s is tracer's own module, whose recording path "
+			 "a probe would recurse into", spec, p->function);
+		return -EINVAL;
+	}
+	if (tr_probe_btf_args(p->function, &args) <= 0) {
+		raw_registers(&args);
+		snprintf(note, sizeof(note), "the kernel's BTF does not describe %s: its registers "
+			 "are recorded raw (arg1..arg6, ret)", p->function);
+	} else if (args.note[0]) {
+		snprintf(note, sizeof(note), "%s: %s", p->function, args.note);
+	}
+	found = select_args(p, &args, why, whylen);
+	return found ? found : add_function_probe(set, spec, p, &args, note, why, whylen);
 }
 
 /* What a search of a file's USDT notes looks for, and what it found. */
@@ -588,19 +678,20 @@ int tr_probe_add(struct tr_event_set *set, const char *spec, char *why, size_t w
 	char note[200] = "";
 	int fd, err;
 
-	if (kernel_probe(spec))
-		return refuse_kernel_probe(spec, why, whylen);
-	err = parse_spec(spec, &p, &provider, why, whylen);
+	err = kernel_probe(spec) ? refuse_kernel_probe(spec, why, whylen) : 0;
+	if (!err)
+		err = parse_spec(spec, &p, &provider, why, whylen);
 	if (err)
 		return err;
-	if (provider) {
-		err = add_usdt(set, spec, &p, provider, why, whylen);
-		free(p.path);
+	if (provider || p.kernel) {
+		err = provider ? add_usdt(set, spec, &p, provider, why, whylen) :
+				 add_kprobe(set, spec, &p, why, whylen);
+		free(p.text);
 		return err;
 	}
 	fd = open_target(&p, why, whylen);
 	if (fd < 0) {
-		free(p.path);
+		free(p.text);
 		return fd;
 	}
 	err = check_offset(fd, &p, why, whylen);
@@ -609,7 +700,7 @@ int tr_probe_add(struct tr_event_set *set, const char *spec, char *why, size_t w
 	if (!err)
 		err = select_args(&p, &args, why, whylen);
 	if (!err)
-		err = add_uprobe(set, spec, &p, &args, note, why, whylen);
-	free(p.path);
+		err = add_function_probe(set, spec, &p, &args, note, why, whylen);
+	free(p.text);
 	return err;
 }

@@ -7,6 +7,8 @@
  * argument registers are recorded raw (arg1..arg6).  "FUNCTION(a, b)"
  * records only the arguments named; "FUNCTION+OFFSET" probes inside the
  * function, where only the raw registers mean anything.
+ * "-e kprobe:FUNCTION[(ARG, ...)]" and "-e kretprobe:FUNCTION" do the same
+ * for a kernel function, its arguments from the kernel's BTF.
  * "-e usdt:PATH:PROVIDER:NAME" records a USDT probe with its arguments
  * (arg1..argN, sized and signed as its note says), as event sdt_PROVIDER:NAME,
  * as perf names them.
@@ -60,11 +62,12 @@ struct tr_probe {
 	char *function;		/* or a USDT probe's name */
 	char *provider;		/* a USDT probe's provider, or NULL */
 	unsigned long offset;	/* into the function */
-	int ret;		/* a uretprobe */
+	int ret;		/* a uretprobe or kretprobe */
+	int kernel;		/* a kprobe or kretprobe (path NULL) */
 	char note[200];		/* what the user should know (no debug information), or "" */
 };
 
-/* Whether spec names a uprobe or uretprobe (the rest may still be wrong). */
+/* Whether spec names a probe: uprobe:, uretprobe:, usdt:, kprobe:, kretprobe:, fentry:, fexit:. */
 int tr_probe_spec(const char *spec);
 
 /*
@@ -82,6 +85,20 @@ void tr_probe_free(struct tr_probe *probe);
  * the file has no debug information for it, -1 on error (probe_dwarf.c).
  */
 int tr_probe_dwarf_args(int fd, const char *function, struct tr_probe_args *args);
+
+/*
+ * The arguments of kernel function from the kernel's BTF: 1, 0 if BTF has
+ * no such function, -1 if there is no BTF (probe_btf.c).
+ */
+int tr_probe_btf_args(const char *function, struct tr_probe_args *args);
+
+/*
+ * Whether /proc/kallsyms has kernel function function: 1 (module: the
+ * module defining it, or ""), 0 (closest: the closest name, or ""), or
+ * -errno.
+ */
+int tr_kallsyms_function(const char *function, char *module, size_t modlen, char *closest,
+			 size_t closelen);
 
 /*
  * Whether function + offset is where a line of its source begins, so an

@@ -150,8 +150,17 @@ static bool has_filters(const struct session *s)
 	return s->trigger.ninsn > 0;
 }
 
-/* How many events are probes of a kind: a uprobe, uretprobe or USDT probe. */
-enum probe_kind { UPROBE, URETPROBE, USDT };
+/* How many events are probes of a kind (probes.h). */
+enum probe_kind { UPROBE, URETPROBE, USDT, KPROBE, KRETPROBE, PROBE_KINDS };
+
+static enum probe_kind kind_of(const struct tr_probe *probe)
+{
+	if (probe->provider)
+		return USDT;
+	if (probe->kernel)
+		return probe->ret ? KRETPROBE : KPROBE;
+	return probe->ret ? URETPROBE : UPROBE;
+}
 
 static unsigned int probes(const struct session *s, enum probe_kind kind)
 {
@@ -160,7 +169,7 @@ static unsigned int probes(const struct session *s, enum probe_kind kind)
 	for (i = 0; i < s->events.count; i++) {
 		const struct tr_probe *probe = s->events.events[i].probe;
 
-		n += probe && (probe->provider ? USDT : probe->ret ? URETPROBE : UPROBE) == kind;
+		n += probe && (kind == PROBE_KINDS || kind_of(probe) == kind);
 	}
 	return n;
 }
@@ -210,6 +219,8 @@ static int configure(struct session *s)
 	bpf_program__set_autoload(skel->progs.tr_uprobe, probes(s, UPROBE) > 0);
 	bpf_program__set_autoload(skel->progs.tr_uretprobe, probes(s, URETPROBE) > 0);
 	bpf_program__set_autoload(skel->progs.tr_usdt, probes(s, USDT) > 0);
+	bpf_program__set_autoload(skel->progs.tr_kprobe, probes(s, KPROBE) > 0);
+	bpf_program__set_autoload(skel->progs.tr_kretprobe, probes(s, KRETPROBE) > 0);
 	return err;
 }
 
@@ -307,9 +318,9 @@ static int choose_backend(struct session *s)
 		return -ENODEV;
 	}
 	s->use_kmod = s->o->backend != TR_BACKEND_BPF && !why_not;
-	if (s->use_kmod && probes(s, UPROBE) + probes(s, URETPROBE) + probes(s, USDT)) {
+	if (s->use_kmod && probes(s, PROBE_KINDS)) {
 		if (s->o->backend == TR_BACKEND_KMOD) {
-			rec_say("uprobes and USDT probes record through BPF buffers only, so far: use --backend bpf");
+			rec_say("probes (uprobe, kprobe, usdt) record through BPF buffers only, so far: use --backend bpf");
 			return -EINVAL;
 		}
 		s->use_kmod = 0;
@@ -513,11 +524,21 @@ static int follow_tasks(struct session *s)
 	return err;
 }
 
+/* A kprobe or kretprobe on its kernel function. */
+static struct bpf_link *attach_kprobe(struct session *s, const struct tr_event *ev)
+{
+	LIBBPF_OPTS(bpf_kprobe_opts, opts, .retprobe = ev->probe->ret, .bpf_cookie = ev->id);
+	struct bpf_program *prog = ev->probe->ret ? s->skel->progs.tr_kretprobe :
+				   s->skel->progs.tr_kprobe;
+
+	return bpf_program__attach_kprobe_opts(prog, ev->probe->function, &opts);
+}
+
 /*
  * A uprobe, uretprobe or USDT probe: in -p's process only, else in every
  * process (wanted() picks a command's).
  */
-static int attach_probe(struct session *s, const struct tr_event *ev, struct bpf_link **link)
+static struct bpf_link *attach_user_probe(struct session *s, const struct tr_event *ev)
 {
 	const struct tr_probe *probe = ev->probe;
 	LIBBPF_OPTS(bpf_uprobe_opts, uopts, .func_name = probe->function, .retprobe = probe->ret,
@@ -528,16 +549,25 @@ static int attach_probe(struct session *s, const struct tr_event *ev, struct bpf
 	pid_t pid = s->o->pid ? s->o->pid : -1;
 
 	if (probe->provider)
-		*link = bpf_program__attach_usdt(s->skel->progs.tr_usdt, pid, probe->path,
-						 probe->provider, probe->function, &usdt_opts);
-	else
-		*link = bpf_program__attach_uprobe_opts(prog, pid, probe->path, probe->offset,
-							&uopts);
-	if (!*link) {
-		rec_say("cannot attach %s:%s in %s: %s", ev->system, ev->name, probe->path,
-			strerror(errno));
-		return -errno;
-	}
+		return bpf_program__attach_usdt(s->skel->progs.tr_usdt, pid, probe->path,
+						probe->provider, probe->function, &usdt_opts);
+	return bpf_program__attach_uprobe_opts(prog, pid, probe->path, probe->offset, &uopts);
+}
+
+static int attach_probe(struct session *s, const struct tr_event *ev, struct bpf_link **link)
+{
+	int err;
+
+	*link = ev->probe->kernel ? attach_kprobe(s, ev) : attach_user_probe(s, ev);
+	err = *link ? 0 : -errno;
+	if (err && ev->probe->kernel)
+		rec_say("the kernel refused a kprobe on %s (%s): notrace, blacklisted and inlined "
+			"functions cannot be probed", ev->probe->function, strerror(-err));
+	else if (err)
+		rec_say("cannot attach %s:%s in %s: %s", ev->system, ev->name, ev->probe->path,
+			strerror(-err));
+	if (err)
+		return err;
 	s->nattached++;
 	return 0;
 }

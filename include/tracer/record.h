@@ -29,7 +29,7 @@ struct tr_event_shape {
 	__u32 ndyn;
 	__u16 dyn_offset[TR_MAX_DYN];	/* of each locator, | TR_DYN_RELATIVE */
 	__u32 channel;			/* whose buffers take its records */
-	__u32 probe_strings;		/* a uprobe's: bit i, values[i] points to a string */
+	__u32 probe_strings;		/* a probe's: bit i, values[i] points to a string */
 };
 
 /*
@@ -48,14 +48,16 @@ struct tr_syscall_events {
 };
 
 /*
- * A uprobe's record (user/probes.h): the address probed and the six
- * argument registers, or the return address and the return value in
- * values[0], or a USDT probe's arguments.  A string argument's value becomes the locator (length << 16
+ * A probe's record (user/probes.h): the address probed and the six
+ * argument registers (uprobes, kprobes), or the return address and the
+ * return value in values[0], or a USDT probe's arguments.  A string argument's value becomes the locator (length << 16
  * | offset) of its bytes (with the NUL, at most TR_PROBE_STRING_MAX),
  * which follow the record's fixed part.  The event's format describes
  * the values it records, in slot order; the fixed part ends with the last.
  */
 #define TR_PROBE_VALUES		12	/* USDT's most */
+/* In a shape's probe_strings: the strings may be kernel memory (kprobes). */
+#define TR_PROBE_STRINGS_KERNEL	(1u << 31)
 #define TR_PROBE_STRING_MAX	256
 
 struct tr_probe_record {

@@ -2,9 +2,12 @@
 /*
  * Makes exactly N getppid() system calls, INTERVAL_MS apart, once the file
  * GO exists (if given): a known number of known events.  With "seq" it
- * calls close(100000 + i) instead, so each event carries its number.
- *   getppid_n N [INTERVAL_MS [GO [seq]]]
+ * calls close(100000 + i) instead, so each event carries its number; with
+ * a PATH (starting with /) it opens and closes that file instead (the
+ * kprobe tests: the opens come back as fd 3).
+ *   getppid_n N [INTERVAL_MS [GO [seq | PATH]]]
  */
+#include <fcntl.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
@@ -21,10 +24,13 @@ int main(int argc, char **argv)
 		nanosleep(&poll, NULL);
 	long i;
 	int numbered = argc > 4 && argv[4][0] == 's';
+	const char *path = argc > 4 && argv[4][0] == '/' ? argv[4] : NULL;
 
 	for (i = 0; i < n; i++) {
 		if (numbered)
 			syscall(SYS_close, 100000 + i);
+		else if (path)
+			close(open(path, O_RDONLY));
 		else
 			syscall(SYS_getppid);
 		if (interval_ms && i + 1 < n)

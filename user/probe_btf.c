@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * A kernel function's arguments by name and type, from the kernel's BTF
+ * (/sys/kernel/btf/vmlinux), and whether kallsyms knows the function at
+ * all.  A kprobe fires on the function's first instruction, where the
+ * x86-64 calling convention puts the first six integer and pointer
+ * arguments in registers (probe_dwarf.c says the same of user code; the
+ * kernel has no floating-point arguments).  BTF does not say which
+ * pointers are __user (GCC-built kernels carry no type tags), so a char
+ * pointer is read as a kernel string, then as a user one.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <bpf/btf.h>
+
+#include "names.h"
+#include "probes.h"
+
+/* Type id without typedefs and qualifiers. */
+static const struct btf_type *peel(const struct btf *btf, __u32 id)
+{
+	const struct btf_type *t = btf__type_by_id(btf, id);
+
+	while (t && (btf_is_typedef(t) || btf_is_mod(t)))
+		t = btf__type_by_id(btf, t->type);
+	return t;
+}
+
+/* Whether type id (a pointer's target) is a character: the pointer a string. */
+static int is_char(const struct btf *btf, __u32 id)
+{
+	const struct btf_type *t = peel(btf, id);
+
+	return t && btf_is_int(t) && t->size == 1;
+}
+
+/* Type id into a; 0 if it cannot travel in an integer register. */
+static int classify(const struct btf *btf, __u32 id, struct tr_probe_arg *a)
+{
+	const struct btf_type *t = peel(btf, id);
+
+	a->kind = TR_PROBE_INT;
+	a->size = 8;
+	a->is_signed = 0;
+	if (!t)
+		return 0;
+	if (btf_is_ptr(t)) {
+		a->kind = is_char(btf, t->type) ? TR_PROBE_STRING : TR_PROBE_POINTER;
+		return 1;
+	}
+	if (btf_is_int(t)) {
+		a->is_signed = !!(btf_int_encoding(t) & BTF_INT_SIGNED);
+		a->size = t->size;
+	} else if (btf_is_enum(t) || btf_is_enum64(t)) {
+		a->is_signed = btf_kflag(t);
+		a->size = t->size;
+	} else {
+		return 0;
+	}
+	return a->size == 1 || a->size == 2 || a->size == 4 || a->size == 8;
+}
+
+static void parameters(const struct btf *btf, const struct btf_type *proto,
+		       struct tr_probe_args *args)
+{
+	const struct btf_param *p = btf_params(proto);
+	unsigned int i, n = btf_vlen(proto);
+
+	for (i = 0; i < n; i++) {
+		struct tr_probe_arg *a = &args->arg[args->count];
+		const char *name = btf__name_by_offset(btf, p[i].name_off);
+
+		if (i == TR_PROBE_ARG_REGISTERS) {
+			snprintf(args->note, sizeof(args->note),
+				 "arguments after the sixth are on the stack");
+			return;
+		}
+		if (!classify(btf, p[i].type, a)) {
+			snprintf(args->note, sizeof(args->note),
+				 "argument '%s' and those after it are not in integer registers",
+				 name && *name ? name : "?");
+			return;
+		}
+		if (name && *name && strlen(name) < sizeof(a->name))
+			strcpy(a->name, name);
+		else
+			snprintf(a->name, sizeof(a->name), "arg%u", i + 1);
+		a->slot = i;
+		args->count++;
+	}
+}
+
+int tr_probe_btf_args(const char *function, struct tr_probe_args *args)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	const struct btf_type *fn, *proto;
+	__s32 id;
+
+	memset(args, 0, sizeof(*args));
+	if (!btf)
+		return -1;
+	id = btf__find_by_name_kind(btf, function, BTF_KIND_FUNC);
+	fn = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	proto = fn ? btf__type_by_id(btf, fn->type) : NULL;
+	if (proto && btf_is_func_proto(proto)) {
+		parameters(btf, proto, args);
+		strcpy(args->ret.name, "ret");
+		args->has_ret = proto->type && classify(btf, proto->type, &args->ret);
+	}
+	btf__free(btf);
+	return proto != NULL;
+}
+
+/* What a walk of /proc/kallsyms looks for, and what it found. */
+struct kallsyms_search {
+	const char *function;
+	int found;
+	char module[64];	/* the module defining it, or "" */
+	char closest[128];
+	unsigned int distance;
+};
+
+static void kallsyms_line(const char *line, struct kallsyms_search *k)
+{
+	char type, name[128], module[64] = "";
+	unsigned long long address;
+	unsigned int d;
+
+	if (sscanf(line, "%llx %c %127s [%63[^]]]", &address, &type, name, module) < 3 ||
+	    (type != 't' && type != 'T'))
+		return;
+	if (!strcmp(name, k->function)) {
+		k->found = 1;
+		strcpy(k->module, module);
+		return;
+	}
+	d = tr_edit_distance(k->function, name);
+	if (d < k->distance) {
+		k->distance = d;
+		strcpy(k->closest, name);
+	}
+}
+
+int tr_kallsyms_function(const char *function, char *module, size_t modlen, char *closest,
+			 size_t closelen)
+{
+	struct kallsyms_search k = { .function = function, .distance = ~0u };
+	FILE *f = fopen("/proc/kallsyms", "re");
+	char line[256];
+
+	if (!f)
+		return -errno;
+	while (!k.found && fgets(line, sizeof(line), f))
+		kallsyms_line(line, &k);
+	fclose(f);
+	snprintf(module, modlen, "%s", k.module);
+	snprintf(closest, closelen, "%s",
+		 k.distance <= strlen(function) / 3 + 2 ? k.closest : "");
+	return k.found;
+}
