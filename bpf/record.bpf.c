@@ -534,7 +534,7 @@ int tr_tracepoint(void *ctx)
 }
 
 
-/* --- Uprobes: a user function's entry or return ------------------------------- */
+/* --- Probes: a function's entry or return, a USDT probe ------------------------ */
 
 /* A scratch record, whole: what a function verified on its own may write. */
 struct tr_scratch_record {

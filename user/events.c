@@ -284,11 +284,11 @@ int tr_events_resolve(struct tr_event_set *set, const char *const *specs,
 	for (s = 0; s < nspecs && !err; s++) {
 		if (tr_probe_spec(specs[s])) {
 			err = tr_probe_add(set, specs[s], why, whylen);
-			ev = err ? NULL : &set->events[set->count - 1];
-			if (ev)
-				ev->shape.channel = channels ? channels[s] : 0;
-			if (ev)
-				err = add_filter(ev, specs[s], filters ? filters[s] : NULL, why, whylen);
+			if (err)
+				continue;
+			ev = &set->events[set->count - 1];
+			ev->shape.channel = channels ? channels[s] : 0;
+			err = add_filter(ev, specs[s], filters ? filters[s] : NULL, why, whylen);
 			continue;
 		}
 		for (i = 0, found = 0; names[i] && !err; i++) {

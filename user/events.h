@@ -29,7 +29,7 @@ struct tr_event {
 	int syscall_exit;		/* ... and which of the two */
 	struct tr_filter *filter;	/* --filter compiled, or NULL: record all */
 	int unfiltered;			/* some -e selected it without a filter */
-	struct tr_probe *probe;		/* a uprobe's (probes.h), or NULL */
+	struct tr_probe *probe;		/* a probe's (probes.h), or NULL */
 };
 
 struct tr_event_set {

@@ -34,3 +34,26 @@ unsigned int tr_edit_distance(const char *a, const char *b)
 	free(row);
 	return result;
 }
+
+void tr_closest_init(struct tr_closest *c, const char *wanted)
+{
+	c->wanted = wanted;
+	c->wanted_len = strlen(wanted);
+	c->distance = c->wanted_len / 3 + 3;
+	c->name[0] = 0;
+}
+
+void tr_closest_offer(struct tr_closest *c, const char *name)
+{
+	size_t len = strlen(name);
+	size_t apart = len > c->wanted_len ? len - c->wanted_len : c->wanted_len - len;
+	unsigned int d;
+
+	if (len >= sizeof(c->name) || apart >= c->distance)
+		return;
+	d = tr_edit_distance(c->wanted, name);
+	if (d < c->distance) {
+		c->distance = d;
+		memcpy(c->name, name, len + 1);
+	}
+}

@@ -112,50 +112,40 @@ int tr_probe_btf_args(const char *function, struct tr_probe_args *args)
 	return proto != NULL;
 }
 
-/* What a walk of /proc/kallsyms looks for, and what it found. */
-struct kallsyms_search {
-	const char *function;
-	int found;
-	char module[64];	/* the module defining it, or "" */
-	char closest[128];
-	unsigned int distance;
-};
-
-static void kallsyms_line(const char *line, struct kallsyms_search *k)
+/*
+ * A kernel text symbol of a /proc/kallsyms line: its name and module ("" for
+ * the kernel's own), or 0 if the line is no text symbol.
+ */
+static int text_symbol(const char *line, char name[128], char module[64])
 {
-	char type, name[128], module[64] = "";
 	unsigned long long address;
-	unsigned int d;
+	char type;
 
-	if (sscanf(line, "%llx %c %127s [%63[^]]]", &address, &type, name, module) < 3 ||
-	    (type != 't' && type != 'T'))
-		return;
-	if (!strcmp(name, k->function)) {
-		k->found = 1;
-		strcpy(k->module, module);
-		return;
-	}
-	d = tr_edit_distance(k->function, name);
-	if (d < k->distance) {
-		k->distance = d;
-		strcpy(k->closest, name);
-	}
+	module[0] = 0;
+	return sscanf(line, "%llx %c %127s [%63[^]]]", &address, &type, name, module) >= 3 &&
+	       (type == 't' || type == 'T');
 }
 
 int tr_kallsyms_function(const char *function, char *module, size_t modlen, char *closest,
 			 size_t closelen)
 {
-	struct kallsyms_search k = { .function = function, .distance = ~0u };
 	FILE *f = fopen("/proc/kallsyms", "re");
-	char line[256];
+	char line[256], name[128], mod[64];
+	struct tr_closest c;
+	int found = 0;
 
 	if (!f)
 		return -errno;
-	while (!k.found && fgets(line, sizeof(line), f))
-		kallsyms_line(line, &k);
+	tr_closest_init(&c, function);
+	while (!found && fgets(line, sizeof(line), f)) {
+		if (!text_symbol(line, name, mod))
+			continue;
+		found = !strcmp(name, function);
+		if (!found)
+			tr_closest_offer(&c, name);
+	}
 	fclose(f);
-	snprintf(module, modlen, "%s", k.module);
-	snprintf(closest, closelen, "%s",
-		 k.distance <= strlen(function) / 3 + 2 ? k.closest : "");
-	return k.found;
+	snprintf(module, modlen, "%s", found ? mod : "");
+	snprintf(closest, closelen, "%s", found ? "" : c.name);
+	return found;
 }

@@ -190,15 +190,8 @@ static int parse_spec(const char *spec, struct probe_spec *p, char **provider, c
 			 why, whylen);
 }
 
-/* The closest function name in an ELF symbol table so far, and its distance. */
-struct closest {
-	char name[128];
-	unsigned int distance;
-};
-
-/* Whether the table of scn defines function name; else the closest one into c. */
-static int table_has(Elf *elf, Elf_Scn *scn, const GElf_Shdr *shdr, const char *name,
-		     struct closest *c)
+/* Whether the table of scn defines function c->wanted; else the closest one into c. */
+static int table_has(Elf *elf, Elf_Scn *scn, const GElf_Shdr *shdr, struct tr_closest *c)
 {
 	Elf_Data *data = elf_getdata(scn, NULL);
 	size_t i, n = shdr->sh_entsize ? shdr->sh_size / shdr->sh_entsize : 0;
@@ -206,23 +199,19 @@ static int table_has(Elf *elf, Elf_Scn *scn, const GElf_Shdr *shdr, const char *
 
 	for (i = 0; data && i < n; i++) {
 		const char *s;
-		unsigned int d;
 
 		if (!gelf_getsym(data, i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
 		    !sym.st_value || !(s = elf_strptr(elf, shdr->sh_link, sym.st_name)))
 			continue;
-		if (!strcmp(s, name))
+		if (!strcmp(s, c->wanted))
 			return 1;
-		if (strlen(s) < sizeof(c->name) && (d = tr_edit_distance(name, s)) < c->distance) {
-			strcpy(c->name, s);
-			c->distance = d;
-		}
+		tr_closest_offer(c, s);
 	}
 	return 0;
 }
 
-/* 1 if the ELF file at fd defines function name, 0 if not (c: the closest), -1 if no ELF. */
-static int elf_has_function(int fd, const char *name, struct closest *c)
+/* 1 if the ELF file at fd defines function c->wanted, 0 if not (c: the closest), -1 if no ELF. */
+static int elf_has_function(int fd, struct tr_closest *c)
 {
 	Elf *elf;
 	Elf_Scn *scn = NULL;
@@ -238,7 +227,7 @@ static int elf_has_function(int fd, const char *name, struct closest *c)
 	while (!found && (scn = elf_nextscn(elf, scn)))
 		if (gelf_getshdr(scn, &shdr) &&
 		    (shdr.sh_type == SHT_SYMTAB || shdr.sh_type == SHT_DYNSYM))
-			found = table_has(elf, scn, &shdr, name, c);
+			found = table_has(elf, scn, &shdr, c);
 	elf_end(elf);
 	return found;
 }
@@ -260,18 +249,19 @@ static int open_file(const char *path, char *why, size_t whylen)
 /* The file of p, open, if it defines p's function; else -errno and why. */
 static int open_target(const struct probe_spec *p, char *why, size_t whylen)
 {
-	struct closest c = { "", ~0u };
 	int fd = open_file(p->path, why, whylen), has;
+	struct tr_closest c;
 
 	if (fd < 0)
 		return fd;
-	has = elf_has_function(fd, p->function, &c);
+	tr_closest_init(&c, p->function);
+	has = elf_has_function(fd, &c);
 	if (has > 0)
 		return fd;
 	close(fd);
 	if (has < 0)
 		snprintf(why, whylen, "%s is not an ELF file", p->path);
-	else if (c.name[0] && c.distance <= strlen(p->function) / 3 + 2)
+	else if (c.name[0])
 		snprintf(why, whylen, "%s has no function '%s'; did you mean %s?", p->path,
 			 p->function, c.name);
 	else
@@ -601,15 +591,14 @@ struct usdt_search {
 	char args[256];
 	int found;
 	unsigned int count;
-	char closest[130];
-	unsigned int distance;
+	char wanted[130];	/* PROVIDER:NAME */
+	struct tr_closest closest;
 };
 
 static int usdt_match(const struct tr_usdt_note *note, void *arg)
 {
 	struct usdt_search *search = arg;
-	char wanted[130], full[130];
-	unsigned int d;
+	char full[130];
 
 	search->count++;
 	if (!strcmp(note->provider, search->provider) && !strcmp(note->name, search->name)) {
@@ -617,13 +606,8 @@ static int usdt_match(const struct tr_usdt_note *note, void *arg)
 		search->found = 1;
 		return 1;
 	}
-	snprintf(wanted, sizeof(wanted), "%s:%s", search->provider, search->name);
 	snprintf(full, sizeof(full), "%s:%s", note->provider, note->name);
-	d = tr_edit_distance(wanted, full);
-	if (d < search->distance) {
-		search->distance = d;
-		strcpy(search->closest, full);
-	}
+	tr_closest_offer(&search->closest, full);
 	return 0;
 }
 
@@ -631,8 +615,7 @@ static int usdt_match(const struct tr_usdt_note *note, void *arg)
 static int add_usdt(struct tr_event_set *set, const char *spec, struct probe_spec *p,
 		    const char *provider, char *why, size_t whylen)
 {
-	struct usdt_search search = { .provider = provider, .name = p->function,
-				      .distance = ~0u };
+	struct usdt_search search = { .provider = provider, .name = p->function };
 	struct tr_probe_args args;
 	struct tr_probe *probe;
 	char system[80];
@@ -640,6 +623,8 @@ static int add_usdt(struct tr_event_set *set, const char *spec, struct probe_spe
 
 	if (fd < 0)
 		return fd;
+	snprintf(search.wanted, sizeof(search.wanted), "%s:%s", provider, p->function);
+	tr_closest_init(&search.closest, search.wanted);
 	if (tr_usdt_notes(fd, usdt_match, &search) < 0) {
 		snprintf(why, whylen, "%s is not an ELF file", p->path);
 		close(fd);
@@ -649,10 +634,13 @@ static int add_usdt(struct tr_event_set *set, const char *spec, struct probe_spe
 	if (!search.found) {
 		if (!search.count)
 			snprintf(why, whylen, "%s has no USDT probes", p->path);
+		else if (search.closest.name[0])
+			snprintf(why, whylen, "%s has no USDT probe %s; did you mean %s? "
+				 "(tracer list --usdt %s)", p->path, search.wanted,
+				 search.closest.name, p->path);
 		else
-			snprintf(why, whylen, "%s has no USDT probe %s:%s; did you mean %s? "
-				 "(tracer list --usdt %s)", p->path, provider, p->function,
-				 search.closest, p->path);
+			snprintf(why, whylen, "%s has no USDT probe %s (tracer list --usdt %s)",
+				 p->path, search.wanted, p->path);
 		return -ENOENT;
 	}
 	if (tr_usdt_args(search.args, &args)) {
@@ -695,7 +683,8 @@ int tr_probe_add(struct tr_event_set *set, const char *spec, char *why, size_t w
 		return fd;
 	}
 	err = check_offset(fd, &p, why, whylen);
-	arguments(fd, &p, &args, note, sizeof(note));
+	if (!err)
+		arguments(fd, &p, &args, note, sizeof(note));
 	close(fd);
 	if (!err)
 		err = select_args(&p, &args, why, whylen);

@@ -50,9 +50,10 @@ struct tr_syscall_events {
 /*
  * A probe's record (user/probes.h): the address probed and the six
  * argument registers (uprobes, kprobes), or the return address and the
- * return value in values[0], or a USDT probe's arguments.  A string argument's value becomes the locator (length << 16
- * | offset) of its bytes (with the NUL, at most TR_PROBE_STRING_MAX),
- * which follow the record's fixed part.  The event's format describes
+ * return value in values[0], or a USDT probe's arguments.  A string
+ * argument's value becomes the locator (length << 16 | offset) of its
+ * bytes (with the NUL, at most TR_PROBE_STRING_MAX), which follow the
+ * record's fixed part.  The event's format describes
  * the values it records, in slot order; the fixed part ends with the last.
  */
 #define TR_PROBE_VALUES		12	/* USDT's most */
