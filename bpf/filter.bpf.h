@@ -17,7 +17,8 @@
  * stack values exactly and would explore every depth and position the
  * loops could reach; values read from a map are unknown to it, so each
  * step is verified once.  A classic tracepoint program never runs nested
- * on its CPU, nor does a tp_btf program nest in itself, and neither makes
+ * on its CPU, nor does a tp_btf program nest in itself, nor an fentry or
+ * fexit program in another (record.bpf.c's busy flag), and none makes
  * system calls: one slot per kind of program is enough.
  */
 #ifndef TRACER_FILTER_BPF_H
@@ -43,6 +44,7 @@ struct {
 
 #define TR_FILTER_SLOT_TRACEPOINT	0
 #define TR_FILTER_SLOT_TP_BTF		1
+#define TR_FILTER_SLOT_TRAMPOLINE	2	/* fentry, fexit */
 
 struct filter_run {
 	struct trace_entry common;	/* the record's common header, as written */
@@ -62,7 +64,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__type(key, __u32);
 	__type(value, struct filter_run);
-	__uint(max_entries, 2);			/* TR_FILTER_SLOT_* */
+	__uint(max_entries, 3);			/* TR_FILTER_SLOT_* */
 } tr_filter_runs SEC(".maps");
 
 /* What a bpf_loop step gets: on the caller's stack, so pointers keep their types. */

@@ -32,6 +32,11 @@
  * during the system call events, by far the most frequent ones, are
  * recorded.
  *
+ * Probes (user/probes.h) build a struct tr_probe_record from the
+ * registers (uprobes, kprobes, USDT) or from the trampoline's context
+ * (fentry, fexit) and write it as a tracepoint's; each kind's guard
+ * against nesting is said where its programs are.
+ *
  * Linux 6.1 lets only tp_btf/fentry programs call module kfuncs.  There
  * (tr_kmod_via_perf) this program only filters: returning non-zero lets
  * the kernel hand the record to the tracepoint's perf events, among them
@@ -123,8 +128,11 @@ struct {
  * call and exec programs, and in the state dump's iterator, which may be
  * preempted), and probe records (built before they may be copied into
  * the tracepoint one, for the module or -g; while a probe program runs
- * on a CPU, trace_call_bpf() skips any other there).  Twice the largest
- * record, so a size masked with SCRATCH_MASK stays inside.
+ * on a CPU, trace_call_bpf() skips any other there).  fentry and fexit
+ * programs pass no such guard (any other kind may interrupt them, and they
+ * it), so they have two of their own: their values, and the record built
+ * from them.  Twice the largest record, so a size masked with SCRATCH_MASK
+ * stays inside.
  */
 #define SCRATCH_MASK		(2 * TR_BPF_MAX_RECORD - 1)
 enum scratch_slot {
@@ -132,6 +140,8 @@ enum scratch_slot {
 	SCRATCH_VM_MAP,
 	SCRATCH_VM_DUMP,
 	SCRATCH_PROBE,
+	SCRATCH_TRAMPOLINE,
+	SCRATCH_TRAMPOLINE_RECORD,
 	NR_SCRATCH
 };
 struct {
@@ -410,10 +420,8 @@ static __always_inline __u32 add_context(char *scratch, __u32 size)
  */
 static __always_inline __u32 build_in_scratch(void *ctx, void *record, __u32 size,
 					      const struct tr_event_shape *shape,
-					      char **scratch)
+					      __u32 slot, char **scratch)
 {
-	__u32 slot = SCRATCH_RECORD;
-
 	*scratch = bpf_map_lookup_elem(&tr_scratch, &slot);
 	/* The kernel never hands BPF a raw record above 8 KiB. */
 	if (!*scratch || size < sizeof(struct trace_entry) || size > TR_BPF_MAX_RECORD)
@@ -474,9 +482,12 @@ static __always_inline bool frozen(void)
 	return true;
 }
 
-/* ctx is the program's, for the stacks; record the raw record to copy. */
+/*
+ * ctx is the program's, for the stacks; record the raw record to copy;
+ * scratch_slot where the record is built when it needs building.
+ */
 static __always_inline void write_record(void *ctx, void *record, __u32 id, __u32 size,
-					 const struct tr_event_shape *shape)
+					 const struct tr_event_shape *shape, __u32 scratch_slot)
 {
 	char *scratch;
 
@@ -486,7 +497,7 @@ static __always_inline void write_record(void *ctx, void *record, __u32 id, __u3
 		record_in_regions(record, id, size, shape);
 		return;
 	}
-	size = build_in_scratch(ctx, record, size, shape, &scratch);
+	size = build_in_scratch(ctx, record, size, shape, scratch_slot, &scratch);
 	if (size)
 		write_bytes(scratch, id, size, shape->channel);
 }
@@ -528,7 +539,7 @@ int tr_tracepoint(void *ctx)
 	if (tr_kmod_via_perf)
 		return filter_passes(ctx, id, shape, TR_FILTER_SLOT_TRACEPOINT);
 	if (record_wanted(ctx, id, shape, TR_FILTER_SLOT_TRACEPOINT))
-		write_record(ctx, ctx, id, record_size(ctx, shape), shape);
+		write_record(ctx, ctx, id, record_size(ctx, shape), shape, SCRATCH_RECORD);
 	check_trigger(ctx, id, shape, TR_FILTER_SLOT_TRACEPOINT);
 	return TR_SHARE;
 }
@@ -584,24 +595,33 @@ __noinline __u32 tr_add_strings(struct tr_scratch_record *scratch, __u32 size, _
 	return at;
 }
 
-/* This CPU's scratch record for a probe, or NULL. */
-static __always_inline struct tr_probe_record *probe_scratch(void)
+/* This CPU's scratch record in slot for a probe, or NULL. */
+static __always_inline struct tr_probe_record *probe_scratch(__u32 slot)
 {
-	__u32 slot = SCRATCH_PROBE;
-
 	if (tr_stopped || !wanted())
 		return NULL;
 	return bpf_map_lookup_elem(&tr_scratch, &slot);
 }
 
+/* Where a kind of probe program builds and filters its records. */
+struct probe_slots {
+	__u32 filter;		/* TR_FILTER_SLOT_* */
+	__u32 built;		/* the scratch record for -g, --context, the module */
+};
+
+/*
+ * Probe programs, like tracepoint programs, run under trace_call_bpf()'s
+ * per-CPU bpf_prog_active: none starts on a CPU while another runs there,
+ * so they share the tracepoint programs' filter slot.
+ */
+static const struct probe_slots probe_slots = { TR_FILTER_SLOT_TRACEPOINT, SCRATCH_RECORD };
+
 /*
  * A probe's record (tracer/record.h), its values set in scratch: its
- * strings added, filtered, written.  Probe programs, like tracepoint
- * programs, run under trace_call_bpf()'s per-CPU bpf_prog_active: none
- * starts on a CPU while another runs there, so they share the tracepoint
- * programs' filter slot.
+ * strings added, filtered, written.
  */
-static __always_inline void write_probe(void *ctx, __u32 id, struct tr_probe_record *rec)
+static __always_inline void write_probe(void *ctx, __u32 id, struct tr_probe_record *rec,
+					const struct probe_slots *slots)
 {
 	const struct tr_event_shape *shape = bpf_map_lookup_elem(&tr_events, &id);
 	__u32 size;
@@ -611,15 +631,15 @@ static __always_inline void write_probe(void *ctx, __u32 id, struct tr_probe_rec
 	size = shape->fixed_size < sizeof(*rec) ? shape->fixed_size : sizeof(*rec);
 	if (shape->probe_strings)
 		size = tr_add_strings((struct tr_scratch_record *)rec, size, shape->probe_strings);
-	if (record_wanted(rec, id, shape, TR_FILTER_SLOT_TRACEPOINT))
-		write_record(ctx, rec, id, size, shape);
-	check_trigger(rec, id, shape, TR_FILTER_SLOT_TRACEPOINT);
+	if (record_wanted(rec, id, shape, slots->filter))
+		write_record(ctx, rec, id, size, shape, slots->built);
+	check_trigger(rec, id, shape, slots->filter);
 }
 
 /* A uprobe's or kprobe's values: the argument registers at entry, or the return value. */
 static __always_inline int record_probe(struct pt_regs *regs, bool ret)
 {
-	struct tr_probe_record *rec = probe_scratch();
+	struct tr_probe_record *rec = probe_scratch(SCRATCH_PROBE);
 
 	if (!rec)
 		return 0;
@@ -634,7 +654,7 @@ static __always_inline int record_probe(struct pt_regs *regs, bool ret)
 		rec->values[4] = PT_REGS_PARM5(regs);
 		rec->values[5] = regs->r9;	/* x86-64; this libbpf has no PT_REGS_PARM6 */
 	}
-	write_probe(regs, bpf_get_attach_cookie(regs), rec);
+	write_probe(regs, bpf_get_attach_cookie(regs), rec, &probe_slots);
 	return 0;
 }
 
@@ -662,11 +682,24 @@ int tr_kretprobe(struct pt_regs *regs)
 	return record_probe(regs, true);
 }
 
+/* A glob's kprobes, attached at once (user/record_probes.c). */
+SEC("?kprobe.multi")
+int tr_kprobe_multi(struct pt_regs *regs)
+{
+	return record_probe(regs, false);
+}
+
+SEC("?kretprobe.multi")
+int tr_kretprobe_multi(struct pt_regs *regs)
+{
+	return record_probe(regs, true);
+}
+
 /* A USDT probe: libbpf's usdt.bpf.h fetches its arguments as its note says. */
 SEC("?usdt")
 int tr_usdt(struct pt_regs *regs)
 {
-	struct tr_probe_record *rec = probe_scratch();
+	struct tr_probe_record *rec = probe_scratch(SCRATCH_PROBE);
 	int i, n = bpf_usdt_arg_cnt(regs);
 
 	if (!rec)
@@ -679,8 +712,77 @@ int tr_usdt(struct pt_regs *regs)
 			bpf_usdt_arg(regs, i, &value);
 		rec->values[i] = value;
 	}
-	write_probe(regs, bpf_usdt_cookie(regs), rec);
+	write_probe(regs, bpf_usdt_cookie(regs), rec, &probe_slots);
 	return 0;
+}
+
+/*
+ * fentry and fexit: one program loaded for the first function of each
+ * kind, and a copy of it loaded for each other (user/record_probes.c): a
+ * trampoline program is bound to its function when it is loaded.  The
+ * kernel keeps each copy from nesting in itself only, so any of them, and
+ * programs of every other kind, may run inside another on its CPU (an
+ * interrupt, or a preemption: they run with migration, not preemption,
+ * off).  Their scratch and filter slots are their own, and a busy flag
+ * keeps a second one from taking them: its event is counted in
+ * tr_trampoline_nested, which the recorder reports as the kernel's
+ * recursion misses.
+ */
+__u64 tr_trampoline_nested;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, __u32);
+	__uint(max_entries, 1);
+} tr_trampoline_busy SEC(".maps");
+
+static const struct probe_slots trampoline_slots = {
+	TR_FILTER_SLOT_TRAMPOLINE, SCRATCH_TRAMPOLINE_RECORD
+};
+
+/* The function's arguments (after them, at fexit, its return value), by the trampoline's ctx. */
+static __always_inline int record_trampoline(void *ctx, bool exit)
+{
+	struct tr_probe_record *rec = probe_scratch(SCRATCH_TRAMPOLINE);
+	__u32 zero = 0, *busy = bpf_map_lookup_elem(&tr_trampoline_busy, &zero);
+	int i;
+
+	if (!rec || !busy)
+		return 0;
+	if (*busy) {
+		__sync_fetch_and_add(&tr_trampoline_nested, 1);
+		return 0;
+	}
+	*busy = 1;
+	rec->ip = bpf_get_func_ip(ctx);
+	for (i = 0; i < TR_PROBE_ARG_REGISTERS; i++) {
+		__u64 value = 0;
+
+		bpf_get_func_arg(ctx, i, &value);
+		rec->values[i] = value;
+	}
+	if (exit) {
+		__u64 value = 0;
+
+		bpf_get_func_ret(ctx, &value);
+		rec->values[TR_PROBE_ARG_REGISTERS] = value;
+	}
+	write_probe(ctx, bpf_get_attach_cookie(ctx), rec, &trampoline_slots);
+	*busy = 0;
+	return 0;
+}
+
+SEC("?fentry")
+int tr_fentry(void *ctx)
+{
+	return record_trampoline(ctx, false);
+}
+
+SEC("?fexit")
+int tr_fexit(void *ctx)
+{
+	return record_trampoline(ctx, true);
 }
 
 /* --- Where user code is: executable mappings, for user stacks (-g) ------- */
@@ -979,7 +1081,7 @@ static __always_inline int record_syscall(void *ctx, struct pt_regs *regs, long 
 	}
 	size = shape->fixed_size < sizeof(rec) ? shape->fixed_size : sizeof(rec);
 	if (record_wanted(&rec, id, shape, TR_FILTER_SLOT_TP_BTF))
-		write_record(ctx, &rec, id, size, shape);
+		write_record(ctx, &rec, id, size, shape, SCRATCH_RECORD);
 	check_trigger(&rec, id, shape, TR_FILTER_SLOT_TP_BTF);
 	return 0;
 }

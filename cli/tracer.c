@@ -39,8 +39,12 @@ static const char usage_record[] =
 "                         uprobe:PATH:FUNCTION[(ARG,...)] or uprobe:PATH:FUNCTION+OFFSET (arguments\n"
 "                         by name from DWARF, else arg1..arg6), uretprobe:PATH:FUNCTION (ret),\n"
 "                         usdt:PATH:PROVIDER:NAME (tracer list --usdt PATH);\n"
-"                         kprobe:FUNCTION[(ARG,...)] (arguments from BTF), kretprobe:FUNCTION;\n"
+"                         kprobe:FUNCTION[(ARG,...)] (arguments from BTF), kretprobe:FUNCTION (ret),\n"
+"                         fentry:FUNCTION[(ARG,...)], fexit:FUNCTION (arguments and ret), each also\n"
+"                         with a glob over functions, e.g. 'kprobe:tcp_*' (tracer list --functions);\n"
 "                         EVENT@NAME records it in channel NAME (--channel)\n"
+"      --function GLOB    kernel functions, by the cheapest probe this kernel allows (fentry, then\n"
+"                         kprobe.multi or kprobes); an -e naming no tracepoint but functions does the same\n"
 "      --filter EXPR      record only the events of the -e before it that pass EXPR, in ftrace's\n"
 "                         syntax, e.g. 'prev_pid != 0 && prev_comm ~ \"kworker*\"' (evaluated in the kernel)\n"
 "  -a, --all-cpus         record every process (default without -p or a command)\n"
@@ -106,8 +110,10 @@ static const char usage_snapshot[] =
 
 static const char usage_list[] =
 "usage: tracer list [GLOB]\n"
+"       tracer list --functions [GLOB]\n"
 "       tracer list --usdt PATH\n"
 "  GLOB                   only the tracepoints matching it, e.g. 'sched:*'\n"
+"      --functions        the kernel functions this kernel can probe, and by what (fentry, kprobe)\n"
 "      --usdt PATH        the USDT probes of a program or library, as -e usdt:PATH:PROVIDER:NAME takes them\n";
 
 static const char usage[] =
@@ -115,7 +121,7 @@ static const char usage[] =
 "  record   record tracepoints into a CTF trace directory\n"
 "  report   print a trace's events from all CPUs in time order\n"
 "  export   write a trace's events into a file, as text or JSON lines\n"
-"  list     list the tracepoints, optionally those matching a glob\n"
+"  list     list the tracepoints (or kernel functions, USDT probes), optionally those matching a glob\n"
 "  snapshot ask a flight recorder (record --flight-recorder) for a snapshot\n"
 "  help     print a command's options: tracer help COMMAND\n"
 "tracer --version prints the version.\n";
@@ -408,7 +414,7 @@ static int bad_option(void)
 }
 
 enum { OPT_COMM = 256, OPT_MODE, OPT_BUFFER, OPT_SUBBUF, OPT_FLUSH, OPT_BACKEND, OPT_FILTER,
-       OPT_FLIGHT, OPT_SNAPSHOT_ON, OPT_CALL_GRAPH, OPT_CHANNEL, OPT_CONTEXT };
+       OPT_FLIGHT, OPT_SNAPSHOT_ON, OPT_CALL_GRAPH, OPT_CHANNEL, OPT_CONTEXT, OPT_FUNCTION };
 
 /* --mode given on the command line, to refuse --mode discard --flight-recorder. */
 static int mode_given;
@@ -442,6 +448,10 @@ static int record_option(struct tr_record_opts *o, const char **events, const ch
 
 	switch (c) {
 	case 'e': events[o->nevents++] = optarg; return parse_event_in_channel(optarg);
+	case OPT_FUNCTION:
+		if (asprintf((char **)&events[o->nevents], "function:%s", optarg) < 0)
+			return -ENOMEM;
+		return parse_event_in_channel(events[o->nevents++]);
 	case OPT_FILTER: return parse_filter(o, filters, optarg);
 	case 'a': o->system_wide = 1; return 0;
 	case 'p': return parse_pid("--pid", optarg, 1, &o->pid);
@@ -502,6 +512,7 @@ static int cmd_record(int argc, char **argv)
 	static const struct option options[] = {
 		{ "event", required_argument, NULL, 'e' },
 		{ "filter", required_argument, NULL, OPT_FILTER },
+		{ "function", required_argument, NULL, OPT_FUNCTION },
 		{ "all-cpus", no_argument, NULL, 'a' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "cpu", required_argument, NULL, 'C' },
@@ -773,20 +784,36 @@ static int list_usdt(const char *path)
 	return n <= 0;
 }
 
+/* tracer list --functions [GLOB] */
+static int list_functions(const char *glob)
+{
+	char why[1024];
+	int n = tr_kernel_functions_list(glob, stdout, why, sizeof(why));
+
+	if (n < 0)
+		fprintf(stderr, "%s: %s\n", me, why);
+	else if (!n)
+		fprintf(stderr, "%s: no kernel function this kernel can probe matches '%s'\n", me,
+			glob ? glob : "*");
+	return n <= 0;
+}
+
 static int cmd_list(int argc, char **argv)
 {
 	static const struct option options[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "usdt", required_argument, NULL, 'U' },
+		{ "functions", no_argument, NULL, 'F' },
 		{ 0 }
 	};
 	const char *glob = NULL, *usdt = NULL;
+	int c, n, functions = 0;
 	char why[1024];
-	int c, n;
 
 	while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
-		if (c == 'U') {
-			usdt = optarg;
+		if (c == 'U' || c == 'F') {
+			usdt = c == 'U' ? optarg : usdt;
+			functions |= c == 'F';
 			continue;
 		}
 		if (c != 'h')
@@ -794,8 +821,8 @@ static int cmd_list(int argc, char **argv)
 		fputs(usage_list, stdout);
 		return 0;
 	}
-	if (usdt && optind < argc) {
-		fprintf(stderr, "%s: --usdt PATH takes no glob\n", me);
+	if (usdt && (optind < argc || functions)) {
+		fprintf(stderr, "%s: --usdt PATH takes no glob, and no --functions\n", me);
 		return 2;
 	}
 	if (usdt)
@@ -809,6 +836,8 @@ static int cmd_list(int argc, char **argv)
 		if (parse_event("GLOB", glob))
 			return 2;
 	}
+	if (functions)
+		return list_functions(glob);
 	if (tr_tracefs_mount()) {
 		fprintf(stderr, "%s: tracefs is not mounted and mounting it needs root: mount -t tracefs nodev /sys/kernel/tracing\n",
 			me);

@@ -197,21 +197,48 @@ check "a USDT probe the file lacks: refused, the closest named" \
 	"usdt:$PROBED:tracer_test:stp"
 check "a USDT probe without its provider: refused with the form" \
 	refuses "as usdt:PATH:PROVIDER:NAME" "usdt:$PROBED:step"
-# Kernel functions this kernel cannot probe: the line says what it lacks.
-if cat /sys/kernel/tracing/available_filter_functions >/dev/null 2>&1; then
-	fentry="tracer records no fentry or fexit yet: kprobe: and kretprobe: record kernel functions"
-else
-	fentry="this kernel refuses fentry and fexit"
-fi
+# Kernel functions this kernel cannot probe: the line says what it lacks
+# (tests/run-vm.t records them on kernels that can).
+hooks_on() { cat /sys/kernel/tracing/available_filter_functions >/dev/null 2>&1; }
 if [ -e /sys/bus/event_source/devices/kprobe ]; then
 	skip "kprobe: and kretprobe: refused in one line" "this kernel has kprobes (tests/run-vm.t records them)"
 else
 	check "kprobe: and kretprobe: refused in one line, what works here named" \
 		eval 'refuses "this kernel has no kprobes (built without CONFIG_KPROBES); tracepoints (tracer list), uprobe:, uretprobe: and usdt: record here" kprobe:vfs_read 1 &&
-		refuses "this kernel has no kprobes" kretprobe:vfs_read 1'
+		refuses "this kernel has no kprobes" "kretprobe:vfs_*" 1'
 fi
-check "fentry: and fexit: refused in one line" \
-	eval 'refuses "$fentry" fentry:vfs_read 1 && refuses "$fentry" fexit:vfs_read 1'
+if hooks_on; then
+	skip "fentry: and fexit: refused in one line" "this kernel's function hooks work (tests/run-vm.t records fentry)"
+else
+	check "fentry: and fexit: refused in one line" \
+		eval 'refuses "this kernel refuses fentry and fexit (its function hooks are off" fentry:vfs_read 1 &&
+		refuses "this kernel refuses fentry and fexit" "fexit:vfs_*" 1'
+fi
+# --function, and an -e naming no tracepoint but a function, as --function.
+functions_refused() {
+	"$TRACER" record --function 'vfs_rea*' -o "$work/fn" -- /bin/true 2>"$work/stderr"
+	local got=$?
+	[ "$got" = 1 ] && [ "$(wc -l <"$work/stderr")" = 1 ] &&
+		grep -q -- "--function vfs_rea\*: this kernel can probe no function" "$work/stderr" &&
+		refuses "this kernel can probe no function: it has no kprobes" vfs_read 1 &&
+		refuses "unknown event 'vfs_raed'; did you mean" vfs_raed 2 ||
+		{ echo "# exit $got"; diag "$work/stderr"; return 1; }
+}
+list_functions_refused() {
+	"$TRACER" list --functions 'vfs_*' >"$work/stdout" 2>"$work/stderr"
+	local got=$?
+	[ "$got" = 1 ] && [ ! -s "$work/stdout" ] && [ "$(wc -l <"$work/stderr")" = 1 ] &&
+		grep -q "this kernel can probe no function" "$work/stderr" ||
+		{ echo "# exit $got"; diag "$work/stderr"; return 1; }
+}
+if [ -e /sys/bus/event_source/devices/kprobe ] || hooks_on; then
+	skip "--function, and -e FUNCTION: refused in one line" "this kernel can probe functions (tests/run-vm.t does)"
+	skip "list --functions: refused in one line" "this kernel can probe functions (tests/run-vm.t lists them)"
+else
+	check "--function, and -e FUNCTION: refused in one line; a name close to no function and no tracepoint: the closest tracepoint" \
+		functions_refused
+	check "list --functions: refused in one line" list_functions_refused
+fi
 check "arguments of a uretprobe: refused" \
 	refuses "it records the return value" "uretprobe:$PROBED:tr_named(name)"
 

@@ -277,6 +277,42 @@ kprobes_exact() {
 	[ "$named" = 1000 ] && [ "$in_bt" = 1000 ] && [ "$entries" = "$returns" ] && [ "$fd3" -ge 1000 ]
 }
 
+# The fentry trace: the same 1000 opens, by fentry (--function) and fexit,
+# which records the arguments and the return value.
+fentry_exact() {
+	report_of fentry && babeltrace2_of fentry || return 1
+	local pid entries all_entries exits named_exits in_bt
+	pid=$(grep ' fentry:do_sys_openat2: .*filename=/tmp/kprobe-target ' "$run/fentry.report" |
+		awk '{ print $2 }' | sort -u)
+	entries=$(grep -c ' fentry:do_sys_openat2: .* dfd=-100 filename=/tmp/kprobe-target how=0x' \
+		"$run/fentry.report")
+	all_entries=$(awk -v p="$pid" '$2 == p && / fentry:do_sys_openat2: /' "$run/fentry.report" | wc -l)
+	exits=$(awk -v p="$pid" '$2 == p && / fexit:do_sys_openat2: /' "$run/fentry.report" | wc -l)
+	named_exits=$(grep -c ' fexit:do_sys_openat2: .* dfd=-100 filename=/tmp/kprobe-target how=0x[0-9a-f]* ret=3$' \
+		"$run/fentry.report")
+	in_bt=$(grep ' fexit:do_sys_openat2: ' "$run/fentry.bt" |
+		grep -c 'ret = 3, filename = "/tmp/kprobe-target" }')
+	echo "# pid $pid: $entries entries of the file ($all_entries in all), $exits exits ($named_exits with the file and fd 3), $in_bt in babeltrace2"
+	[ "$entries" = 1000 ] && [ "$named_exits" = 1000 ] && [ "$exits" = "$all_entries" ] &&
+		[ "$in_bt" = 1000 ]
+}
+
+# The glob trace: every get*id system call's kprobe, and the getp*id ones'
+# fentry, each an event class of its own; getppid's 1000 calls by both
+# (the shell's own getppid too), and id's calls of others.
+globs_expand_and_record() {
+	report_of glob || return 1
+	local classes fclasses kpp fpp others
+	classes=$(grep -c 'name = "kprobe:__do_sys_get[a-z]*id"' "$run/traces/glob/metadata")
+	fclasses=$(grep -c 'name = "fentry:__do_sys_getp[a-z]*id"' "$run/traces/glob/metadata")
+	kpp=$(grep -c ' kprobe:__do_sys_getppid: ' "$run/glob.report")
+	fpp=$(grep -c ' fentry:__do_sys_getppid: ' "$run/glob.report")
+	others=$(grep ' kprobe:__do_sys_get[a-oq-z]*id: ' "$run/glob.report" | wc -l)
+	echo "# $classes kprobe and $fclasses fentry classes; getppid $kpp by kprobe, $fpp by fentry; $others calls of other get*id"
+	[ "$classes" -ge 4 ] && [ "$fclasses" -ge 2 ] && [ "$kpp" -ge 1000 ] && [ "$kpp" -le 1002 ] &&
+		[ "$fpp" = "$kpp" ] && [ "$others" -ge 1 ]
+}
+
 # Records of EVENT in TRACE's babeltrace2 text with the hard-interrupt
 # flag (0x08) in common_flags.
 in_hard_irq() { # in_hard_irq TRACE EVENT
@@ -475,6 +511,10 @@ for pattern in "${kernel_patterns[@]}"; do
 		channels_in_report_and_babeltrace2
 	check "$kver, bpf: kprobe and kretprobe on do_sys_openat2: each of 1000 opens with dfd and filename by name, and fd 3 returned (report, babeltrace2)" \
 		kprobes_exact
+	check "$kver, bpf: fentry (by --function) and fexit on do_sys_openat2: each of 1000 opens with its arguments, fexit with fd 3 returned (report, babeltrace2)" \
+		fentry_exact
+	check "$kver, bpf: globs: a kprobe class per get*id call, an fentry copy per getp*id; 1000 getppid by each, id's calls too" \
+		globs_expand_and_record
 	if [ "$backends" = "bpf kmod" ]; then
 		check "$kver, kmod: flight recorder snapshots hold the newest calls, contiguous (report, babeltrace2), and all add up" \
 			flight_kmod_snapshots

@@ -267,6 +267,38 @@ static int channel_conflict(const struct tr_event *ev, const char *spec, char *w
 	return -EINVAL;
 }
 
+/*
+ * The events of probe spec (its -e as written: given), each in channel,
+ * each with filter (or none).
+ */
+static int add_probes(struct tr_event_set *set, const char *spec, const char *given,
+		      const char *filter, unsigned int channel, char *why, size_t whylen)
+{
+	unsigned int i, first = set->count;
+	int err = tr_probe_add(set, spec, why, whylen);
+
+	for (i = first; i < set->count && !err; i++) {
+		set->events[i].shape.channel = channel;
+		err = add_filter(&set->events[i], given, filter, why, whylen);
+	}
+	return err;
+}
+
+/*
+ * Whether an -e that names no tracepoint names kernel functions instead
+ * (-e vfs_read, -e 'vfs_*'), as --function does.
+ */
+static int names_functions(const char *spec)
+{
+	char module[64], closest[128];
+
+	if (strchr(spec, ':'))
+		return 0;
+	if (strpbrk(spec, "*?["))
+		return tr_kernel_functions_match(spec) > 0;
+	return tr_kallsyms_function(spec, module, sizeof(module), closest, sizeof(closest)) > 0;
+}
+
 int tr_events_resolve(struct tr_event_set *set, const char *const *specs,
 		      const char *const *filters, const unsigned int *channels,
 		      unsigned int nspecs, char *why, size_t whylen)
@@ -283,12 +315,8 @@ int tr_events_resolve(struct tr_event_set *set, const char *const *specs,
 	set->events = calloc(TR_MAX_EVENTS, sizeof(*set->events));
 	for (s = 0; s < nspecs && !err; s++) {
 		if (tr_probe_spec(specs[s])) {
-			err = tr_probe_add(set, specs[s], why, whylen);
-			if (err)
-				continue;
-			ev = &set->events[set->count - 1];
-			ev->shape.channel = channels ? channels[s] : 0;
-			err = add_filter(ev, specs[s], filters ? filters[s] : NULL, why, whylen);
+			err = add_probes(set, specs[s], specs[s], filters ? filters[s] : NULL,
+					 channels ? channels[s] : 0, why, whylen);
 			continue;
 		}
 		for (i = 0, found = 0; names[i] && !err; i++) {
@@ -307,6 +335,14 @@ int tr_events_resolve(struct tr_event_set *set, const char *const *specs,
 			if (ev && !err)
 				err = add_filter(ev, specs[s], filters ? filters[s] : NULL,
 						 why, whylen);
+		}
+		if (!found && !err && names_functions(specs[s])) {
+			char function[256];
+
+			snprintf(function, sizeof(function), "function:%s", specs[s]);
+			err = add_probes(set, function, specs[s], filters ? filters[s] : NULL,
+					 channels ? channels[s] : 0, why, whylen);
+			continue;
 		}
 		if (!found && !err) {
 			if (strpbrk(specs[s], "*?["))

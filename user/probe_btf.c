@@ -91,25 +91,21 @@ static void parameters(const struct btf *btf, const struct btf_type *proto,
 	}
 }
 
-int tr_probe_btf_args(const char *function, struct tr_probe_args *args)
+int tr_probe_btf_args(const struct btf *btf, int id, struct tr_probe_args *args)
 {
-	struct btf *btf = btf__load_vmlinux_btf();
 	const struct btf_type *fn, *proto;
-	__s32 id;
 
 	memset(args, 0, sizeof(*args));
-	if (!btf)
-		return -1;
-	id = btf__find_by_name_kind(btf, function, BTF_KIND_FUNC);
 	fn = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	if (fn && !btf_is_func(fn))
+		fn = NULL;
 	proto = fn ? btf__type_by_id(btf, fn->type) : NULL;
-	if (proto && btf_is_func_proto(proto)) {
-		parameters(btf, proto, args);
-		strcpy(args->ret.name, "ret");
-		args->has_ret = proto->type && classify(btf, proto->type, &args->ret);
-	}
-	btf__free(btf);
-	return proto != NULL;
+	if (!proto || !btf_is_func_proto(proto))
+		return 0;
+	parameters(btf, proto, args);
+	strcpy(args->ret.name, "ret");
+	args->has_ret = proto->type && classify(btf, proto->type, &args->ret);
+	return id;
 }
 
 /*

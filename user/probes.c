@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * Probe specs into event classes (probes.h): uprobes, uretprobes and USDT
- * probes, and the one-line refusal of kernel function probes.  The
- * function or USDT probe is looked up in the file here, so that a wrong
- * name is said before anything is recorded; the recorder attaches by name
- * (libbpf finds the same symbol or note).
+ * probes, and what kernel function probes (probe_kernel.c) share with
+ * them: the event's format, the arguments selected.  The function or USDT
+ * probe is looked up in the file here, so that a wrong name is said before
+ * anything is recorded; the recorder attaches by name (libbpf finds the
+ * same symbol or note).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -21,79 +22,19 @@
 #include "names.h"
 #include "probes.h"
 
-/*
- * A spec taken apart: KIND:PATH:FUNCTION[+OFFSET][(NAME, ...)],
- * usdt:PATH:PROVIDER:NAME, or KIND:FUNCTION[(NAME, ...)] for the kernel.
- */
-struct probe_spec {
-	int ret;			/* a uretprobe or kretprobe */
-	int kernel;			/* a kprobe or kretprobe */
-	char *text;			/* allocated: the rest point into it */
-	char *path;			/* or NULL: the kernel's */
-	char *function;
-	unsigned long offset;
-	char *selection;		/* the names between the parentheses, or NULL */
-};
-
-static const char *const kernel_kinds[] = { "kprobe:", "kretprobe:", "fentry:", "fexit:" };
-
-static int kernel_probe(const char *spec)
-{
-	unsigned int i;
-
-	for (i = 0; i < sizeof(kernel_kinds) / sizeof(kernel_kinds[0]); i++)
-		if (!strncmp(spec, kernel_kinds[i], strlen(kernel_kinds[i])))
-			return 1;
-	return 0;
-}
-
 int tr_probe_spec(const char *spec)
 {
 	return !strncmp(spec, "uprobe:", 7) || !strncmp(spec, "uretprobe:", 10) ||
-	       !strncmp(spec, "usdt:", 5) || kernel_probe(spec);
+	       !strncmp(spec, "usdt:", 5) || tr_kernel_probe_spec(spec);
 }
 
-/*
- * Why a kernel function probe cannot be recorded here, in one line, with
- * what this kernel lacks and what records here instead: 0 if it can be
- * (a kprobe on a kernel with kprobes).
- */
-static int refuse_kernel_probe(const char *spec, char *why, size_t whylen)
-{
-	static const char works[] = "tracepoints (tracer list), uprobe:, uretprobe: and usdt: record here";
-	int kprobe = spec[0] == 'k';
-
-	if (kprobe && !access("/sys/bus/event_source/devices/kprobe", F_OK))
-		return 0;
-	/* fentry needs ftrace's function hooks, which this file shows usable. */
-	int fd = open("/sys/kernel/tracing/available_filter_functions", O_RDONLY | O_CLOEXEC);
-	int hooks_off = fd < 0 ? errno : 0;
-
-	if (fd >= 0)
-		close(fd);
-	if (kprobe && access("/sys/bus/event_source/devices/kprobe", F_OK))
-		snprintf(why, whylen, "-e %s: this kernel has no kprobes (built without "
-			 "CONFIG_KPROBES); %s", spec, works);
-	else if (!kprobe && hooks_off)
-		snprintf(why, whylen, "-e %s: this kernel refuses fentry and fexit (its function "
-			 "hooks are off: %s); %s", spec, strerror(hooks_off), works);
-	else
-		snprintf(why, whylen, "-e %s: tracer records no fentry or fexit yet: kprobe: and "
-			 "kretprobe: record kernel functions", spec);
-	return -EOPNOTSUPP;
-}
-
-static int identifier(const char *s, size_t n)
+int tr_probe_identifier(const char *s, size_t n)
 {
 	return n && n < 64 && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 				     "0123456789_") >= n && !(s[0] >= '0' && s[0] <= '9');
 }
 
-/*
- * Cuts "(NAME, ...)" off the end of s into *selection: 1 if s had one, 0
- * if none, -1 if it is unclosed.
- */
-static int take_selection(char *s, char **selection)
+int tr_probe_take_selection(char *s, char **selection)
 {
 	char *open = s ? strchr(s, '(') : NULL;
 
@@ -108,7 +49,7 @@ static int take_selection(char *s, char **selection)
 }
 
 /* usdt:PATH:PROVIDER:NAME: p->function the name, *provider (in p->text) the provider. */
-static int parse_usdt(const char *spec, struct probe_spec *p, char **provider, char *why,
+static int parse_usdt(const char *spec, struct tr_probe_spec *p, char **provider, char *why,
 		      size_t whylen)
 {
 	memset(p, 0, sizeof(*p));
@@ -120,8 +61,8 @@ static int parse_usdt(const char *spec, struct probe_spec *p, char **provider, c
 	}
 	if (*provider && *provider != p->path) {
 		*(*provider)++ = 0;
-		if (identifier(*provider, strlen(*provider)) &&
-		    identifier(p->function, strlen(p->function)))
+		if (tr_probe_identifier(*provider, strlen(*provider)) &&
+		    tr_probe_identifier(p->function, strlen(p->function)))
 			return 0;
 	}
 	snprintf(why, whylen, "-e %s: as usdt:PATH:PROVIDER:NAME, the provider and name "
@@ -130,34 +71,16 @@ static int parse_usdt(const char *spec, struct probe_spec *p, char **provider, c
 	return -EINVAL;
 }
 
-/* Why spec is malformed: the form of its kind; p's text freed. */
-static int malformed(const char *spec, struct probe_spec *p, const char *form, char *why,
-		     size_t whylen)
+int tr_probe_malformed(const char *spec, struct tr_probe_spec *p, const char *form, char *why,
+		       size_t whylen)
 {
 	snprintf(why, whylen, "-e %s: as %s, the function a C name", spec, form);
 	free(p->text);
 	return -EINVAL;
 }
 
-/* kprobe:FUNCTION[(ARG, ...)] or kretprobe:FUNCTION. */
-static int parse_kernel(const char *spec, struct probe_spec *p, char *why, size_t whylen)
-{
-	int selected;
-
-	memset(p, 0, sizeof(*p));
-	p->kernel = 1;
-	p->ret = spec[1] == 'r';
-	p->function = p->text = strdup(strchr(spec, ':') + 1);
-	selected = take_selection(p->text, &p->selection);
-	if (p->function && identifier(p->function, strlen(p->function)) &&
-	    (!selected || (selected > 0 && !p->ret)))
-		return 0;
-	return malformed(spec, p, p->ret ? "kretprobe:FUNCTION (it records the return value)" :
-				 "kprobe:FUNCTION[(ARG, ...)]", why, whylen);
-}
-
-/* A uprobe's spec, a USDT probe's (*provider set), or a kprobe's. */
-static int parse_spec(const char *spec, struct probe_spec *p, char **provider, char *why,
+/* A uprobe's spec, or a USDT probe's (*provider set). */
+static int parse_spec(const char *spec, struct tr_probe_spec *p, char **provider, char *why,
 		      size_t whylen)
 {
 	char *plus, *end;
@@ -165,12 +88,10 @@ static int parse_spec(const char *spec, struct probe_spec *p, char **provider, c
 
 	if (!strncmp(spec, "usdt:", 5))
 		return parse_usdt(spec, p, provider, why, whylen);
-	if (spec[0] == 'k')
-		return parse_kernel(spec, p, why, whylen);
 	memset(p, 0, sizeof(*p));
 	p->ret = !strncmp(spec, "uretprobe:", 10);
 	p->path = p->text = strdup(strchr(spec, ':') + 1);
-	selected = take_selection(p->text, &p->selection);
+	selected = tr_probe_take_selection(p->text, &p->selection);
 	p->function = p->path ? strrchr(p->path, ':') : NULL;
 	if (p->function && p->function != p->path)
 		*p->function++ = 0;
@@ -182,10 +103,10 @@ static int parse_spec(const char *spec, struct probe_spec *p, char **provider, c
 		if (errno || *end || !*plus || *plus == '-')
 			plus = p->function = NULL;
 	}
-	if (p->function && identifier(p->function, strlen(p->function)) &&
+	if (p->function && tr_probe_identifier(p->function, strlen(p->function)) &&
 	    (!selected || (selected > 0 && !p->ret && !p->offset)))
 		return 0;
-	return malformed(spec, p, p->ret ? "uretprobe:PATH:FUNCTION (it records the return value)" :
+	return tr_probe_malformed(spec, p, p->ret ? "uretprobe:PATH:FUNCTION (it records the return value)" :
 				 "uprobe:PATH:FUNCTION[(ARG, ...)] or uprobe:PATH:FUNCTION+OFFSET",
 			 why, whylen);
 }
@@ -247,7 +168,7 @@ static int open_file(const char *path, char *why, size_t whylen)
 }
 
 /* The file of p, open, if it defines p's function; else -errno and why. */
-static int open_target(const struct probe_spec *p, char *why, size_t whylen)
+static int open_target(const struct tr_probe_spec *p, char *why, size_t whylen)
 {
 	int fd = open_file(p->path, why, whylen), has;
 	struct tr_closest c;
@@ -270,8 +191,7 @@ static int open_target(const struct probe_spec *p, char *why, size_t whylen)
 	return has < 0 ? -EINVAL : -ENOENT;
 }
 
-/* The six argument registers and the return register, as they are. */
-static void raw_registers(struct tr_probe_args *args)
+void tr_probe_raw_registers(struct tr_probe_args *args)
 {
 	unsigned int i;
 
@@ -292,7 +212,7 @@ static void raw_registers(struct tr_probe_args *args)
  * replaces one; in the middle of one it would corrupt the program): 0, or
  * -EINVAL and why.
  */
-static int check_offset(int fd, const struct probe_spec *p, char *why, size_t whylen)
+static int check_offset(int fd, const struct tr_probe_spec *p, char *why, size_t whylen)
 {
 	int line = p->offset ? tr_probe_dwarf_line_at(fd, p->function, p->offset) : 1;
 
@@ -310,7 +230,7 @@ static int check_offset(int fd, const struct probe_spec *p, char *why, size_t wh
 }
 
 /* The arguments of p: from DWARF at the function's entry, else raw (said in note). */
-static void arguments(int fd, const struct probe_spec *p, struct tr_probe_args *args,
+static void arguments(int fd, const struct tr_probe_spec *p, struct tr_probe_args *args,
 		      char *note, size_t notelen)
 {
 	if (!p->offset && tr_probe_dwarf_args(fd, p->function, args) > 0) {
@@ -318,7 +238,7 @@ static void arguments(int fd, const struct probe_spec *p, struct tr_probe_args *
 			snprintf(note, notelen, "%s: %s", p->function, args->note);
 		return;
 	}
-	raw_registers(args);
+	tr_probe_raw_registers(args);
 	if (!p->offset)
 		snprintf(note, notelen, "%s has no debug information for %s: "
 			 "its registers are recorded raw (arg1..arg6, ret)", p->path, p->function);
@@ -334,7 +254,7 @@ static const struct tr_probe_arg *find_arg(const struct tr_probe_args *args, con
 	return NULL;
 }
 
-static int no_argument(const struct probe_spec *p, const struct tr_probe_args *args,
+static int no_argument(const struct tr_probe_spec *p, const struct tr_probe_args *args,
 		       const char *name, char *why, size_t whylen)
 {
 	unsigned int i;
@@ -346,11 +266,8 @@ static int no_argument(const struct probe_spec *p, const struct tr_probe_args *a
 	return -ENOENT;
 }
 
-/*
- * Keep only the arguments p selects, in the function's order (the
- * record's): 0, or -errno and why.
- */
-static int select_args(const struct probe_spec *p, struct tr_probe_args *args,
+/* In the function's order: the record's. */
+int tr_probe_select_args(const struct tr_probe_spec *p, struct tr_probe_args *args,
 		       char *why, size_t whylen)
 {
 	struct tr_probe_args all = *args;
@@ -454,11 +371,7 @@ static char *format_of(const char *name, unsigned int id, const struct tr_probe_
 	return format;
 }
 
-/*
- * Add the event system:name recording vals (n of them), which probe (freed
- * here on error) attaches: 0, or -errno and why.
- */
-static int add_event(struct tr_event_set *set, const char *spec, const char *system,
+int tr_probe_add_event(struct tr_event_set *set, const char *spec, const char *system,
 		     const char *name, const struct tr_probe_arg *vals, unsigned int n,
 		     struct tr_probe *probe, char *why, size_t whylen)
 {
@@ -490,8 +403,7 @@ static int add_event(struct tr_event_set *set, const char *spec, const char *sys
 	return 0;
 }
 
-/* What attaches probe p. */
-static struct tr_probe *new_probe(const struct probe_spec *p, const char *provider,
+struct tr_probe *tr_probe_new(const struct tr_probe_spec *p, const char *provider,
 				  const char *note)
 {
 	struct tr_probe *probe = calloc(1, sizeof(*probe));
@@ -508,6 +420,7 @@ static struct tr_probe *new_probe(const struct probe_spec *p, const char *provid
 	probe->offset = p->offset;
 	probe->ret = p->ret;
 	probe->kernel = p->kernel;
+	probe->trampoline = p->trampoline;
 	snprintf(probe->note, sizeof(probe->note), "%s", note);
 	return probe;
 }
@@ -522,15 +435,13 @@ void tr_probe_free(struct tr_probe *probe)
 	free(probe);
 }
 
-/* The uprobe, uretprobe, kprobe or kretprobe of p, with args, into set. */
+/* The uprobe or uretprobe of p, with args, into set. */
 static int add_function_probe(struct tr_event_set *set, const char *spec,
-			      const struct probe_spec *p, const struct tr_probe_args *args,
+			      const struct tr_probe_spec *p, const struct tr_probe_args *args,
 			      const char *note, char *why, size_t whylen)
 {
-	static const char *const systems[2][2] = { { "uprobe", "uretprobe" },
-						   { "kprobe", "kretprobe" } };
-	const char *system = systems[p->kernel][p->ret];
-	struct tr_probe *probe = new_probe(p, NULL, note);
+	const char *system = p->ret ? "uretprobe" : "uprobe";
+	struct tr_probe *probe = tr_probe_new(p, NULL, note);
 	char name[96];
 
 	if (!probe) {
@@ -542,47 +453,9 @@ static int add_function_probe(struct tr_event_set *set, const char *spec,
 	else
 		snprintf(name, sizeof(name), "%s", probe->function);
 	if (p->ret)
-		return add_event(set, spec, system, name, &args->ret, !!args->has_ret, probe,
+		return tr_probe_add_event(set, spec, system, name, &args->ret, !!args->has_ret, probe,
 				 why, whylen);
-	return add_event(set, spec, system, name, args->arg, args->count, probe, why, whylen);
-}
-
-/*
- * A kprobe's or kretprobe's function, checked in kallsyms (with the
- * closest name when it is not there), and its arguments from BTF, or the
- * raw registers.
- */
-static int add_kprobe(struct tr_event_set *set, const char *spec, const struct probe_spec *p,
-		      char *why, size_t whylen)
-{
-	char module[64], closest[128], note[200] = "";
-	struct tr_probe_args args;
-	int found = tr_kallsyms_function(p->function, module, sizeof(module), closest,
-					 sizeof(closest));
-
-	if (found <= 0) {
-		if (found < 0)
-			snprintf(why, whylen, "-e %s: /proc/kallsyms: %s", spec, strerror(-found));
-		else
-			snprintf(why, whylen, "-e %s: the kernel has no function '%s'%s%s%s", spec,
-				 p->function, closest[0] ? "; did you mean " : "", closest,
-				 closest[0] ? "?" : "");
-		return found < 0 ? found : -ENOENT;
-	}
-	if (!strcmp(module, "tracer")) {
-		snprintf(why, whylen, "-e %s: %s is tracer's own module, whose recording path "
-			 "a probe would recurse into", spec, p->function);
-		return -EINVAL;
-	}
-	if (tr_probe_btf_args(p->function, &args) <= 0) {
-		raw_registers(&args);
-		snprintf(note, sizeof(note), "the kernel's BTF does not describe %s: its registers "
-			 "are recorded raw (arg1..arg6, ret)", p->function);
-	} else if (args.note[0]) {
-		snprintf(note, sizeof(note), "%s: %s", p->function, args.note);
-	}
-	found = select_args(p, &args, why, whylen);
-	return found ? found : add_function_probe(set, spec, p, &args, note, why, whylen);
+	return tr_probe_add_event(set, spec, system, name, args->arg, args->count, probe, why, whylen);
 }
 
 /* What a search of a file's USDT notes looks for, and what it found. */
@@ -612,7 +485,7 @@ static int usdt_match(const struct tr_usdt_note *note, void *arg)
 }
 
 /* The USDT probe of p (p->function: its name) with the arguments its note gives. */
-static int add_usdt(struct tr_event_set *set, const char *spec, struct probe_spec *p,
+static int add_usdt(struct tr_event_set *set, const char *spec, struct tr_probe_spec *p,
 		    const char *provider, char *why, size_t whylen)
 {
 	struct usdt_search search = { .provider = provider, .name = p->function };
@@ -648,13 +521,13 @@ static int add_usdt(struct tr_event_set *set, const char *spec, struct probe_spe
 			 p->function, search.args);
 		return -EINVAL;
 	}
-	probe = new_probe(p, provider, "");
+	probe = tr_probe_new(p, provider, "");
 	if (!probe) {
 		snprintf(why, whylen, "-e %s: out of memory", spec);
 		return -ENOMEM;
 	}
 	snprintf(system, sizeof(system), "sdt_%s", provider);
-	return add_event(set, spec, system, p->function, args.arg, args.count, probe, why,
+	return tr_probe_add_event(set, spec, system, p->function, args.arg, args.count, probe, why,
 			 whylen);
 }
 
@@ -662,18 +535,17 @@ int tr_probe_add(struct tr_event_set *set, const char *spec, char *why, size_t w
 {
 	struct tr_probe_args args;
 	char *provider = NULL;
-	struct probe_spec p;
+	struct tr_probe_spec p;
 	char note[200] = "";
 	int fd, err;
 
-	err = kernel_probe(spec) ? refuse_kernel_probe(spec, why, whylen) : 0;
-	if (!err)
-		err = parse_spec(spec, &p, &provider, why, whylen);
+	if (tr_kernel_probe_spec(spec))
+		return tr_kernel_probe_add(set, spec, why, whylen);
+	err = parse_spec(spec, &p, &provider, why, whylen);
 	if (err)
 		return err;
-	if (provider || p.kernel) {
-		err = provider ? add_usdt(set, spec, &p, provider, why, whylen) :
-				 add_kprobe(set, spec, &p, why, whylen);
+	if (provider) {
+		err = add_usdt(set, spec, &p, provider, why, whylen);
 		free(p.text);
 		return err;
 	}
@@ -687,7 +559,7 @@ int tr_probe_add(struct tr_event_set *set, const char *spec, char *why, size_t w
 		arguments(fd, &p, &args, note, sizeof(note));
 	close(fd);
 	if (!err)
-		err = select_args(&p, &args, why, whylen);
+		err = tr_probe_select_args(&p, &args, why, whylen);
 	if (!err)
 		err = add_function_probe(set, spec, &p, &args, note, why, whylen);
 	free(p.text);

@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <tracer/record.h>
 
+struct btf;
 struct tr_event_set;
 
 enum tr_probe_kind {
@@ -53,28 +54,31 @@ struct tr_probe_args {
 	char note[160];		/* arguments left out, and why, or "" */
 };
 
-/* Integer and pointer arguments in registers at a function's entry (x86-64). */
-#define TR_PROBE_ARG_REGISTERS	6
-
 /* What the recorder attaches, and what it says before (tr_event's probe). */
 struct tr_probe {
 	char *path;
 	char *function;		/* or a USDT probe's name */
 	char *provider;		/* a USDT probe's provider, or NULL */
 	unsigned long offset;	/* into the function */
-	int ret;		/* a uretprobe or kretprobe */
-	int kernel;		/* a kprobe or kretprobe (path NULL) */
+	int ret;		/* a uretprobe, kretprobe or fexit */
+	int kernel;		/* a kernel function's (path NULL) */
+	int trampoline;		/* ... by fentry or fexit, else by kprobe */
+	int btf_id;		/* fentry, fexit: the function's id in the kernel's BTF */
+	unsigned int group;	/* kprobes of one glob, attached at once (kprobe.multi), or 0 */
 	char note[200];		/* what the user should know (no debug information), or "" */
 };
 
-/* Whether spec names a probe: uprobe:, uretprobe:, usdt:, kprobe:, kretprobe:, fentry:, fexit:. */
+/*
+ * Whether spec names a probe: uprobe:, uretprobe:, usdt:, kprobe:,
+ * kretprobe:, fentry:, fexit:, function: (--function).
+ */
 int tr_probe_spec(const char *spec);
 
 /*
- * The event of probe spec, added to set: 0, or -errno with one line in
- * why (a malformed spec, a file that is not there, a function the file
- * does not have, with the closest it has, an argument it does not have,
- * the same function twice).
+ * The events of probe spec (one, or one per function a glob matches),
+ * added to set: 0, or -errno with one line in why (a malformed spec, a
+ * file that is not there, a function the file does not have, with the
+ * closest it has, an argument it does not have, the same function twice).
  */
 int tr_probe_add(struct tr_event_set *set, const char *spec, char *why, size_t whylen);
 
@@ -87,10 +91,10 @@ void tr_probe_free(struct tr_probe *probe);
 int tr_probe_dwarf_args(int fd, const char *function, struct tr_probe_args *args);
 
 /*
- * The arguments of kernel function from the kernel's BTF: 1, 0 if BTF has
- * no such function, -1 if there is no BTF (probe_btf.c).
+ * The arguments of the kernel function of BTF id id (btf__load_vmlinux_btf's):
+ * id, or 0 if it is no function there (probe_btf.c).
  */
-int tr_probe_btf_args(const char *function, struct tr_probe_args *args);
+int tr_probe_btf_args(const struct btf *btf, int id, struct tr_probe_args *args);
 
 /*
  * Whether /proc/kallsyms has kernel function function: 1 (module: the
@@ -106,6 +110,61 @@ int tr_kallsyms_function(const char *function, char *module, size_t modlen, char
  * outside the function), -1 if the file has no debug information for it.
  */
 int tr_probe_dwarf_line_at(int fd, const char *function, unsigned long offset);
+
+/* --- Between probes.c and probe_kernel.c -------------------------------------- */
+
+/*
+ * A spec taken apart: KIND:PATH:FUNCTION[+OFFSET][(NAME, ...)],
+ * usdt:PATH:PROVIDER:NAME, or KIND:FUNCTION[(NAME, ...)] for the kernel.
+ */
+struct tr_probe_spec {
+	int ret;			/* a uretprobe, kretprobe or fexit */
+	int kernel;			/* a kernel function's */
+	int trampoline;			/* ... by fentry or fexit */
+	char *text;			/* allocated: the rest point into it */
+	char *path;			/* or NULL: the kernel's */
+	char *function;
+	unsigned long offset;
+	char *selection;		/* the names between the parentheses, or NULL */
+};
+
+/* Whether s's first n bytes are a C name. */
+int tr_probe_identifier(const char *s, size_t n);
+/*
+ * Cuts "(NAME, ...)" off the end of s into *selection: 1 if s had one, 0
+ * if none, -1 if it is unclosed.
+ */
+int tr_probe_take_selection(char *s, char **selection);
+/* Why spec is malformed: the form of its kind; p's text freed.  -EINVAL. */
+int tr_probe_malformed(const char *spec, struct tr_probe_spec *p, const char *form, char *why,
+		       size_t whylen);
+/* The six argument registers and the return register, as they are. */
+void tr_probe_raw_registers(struct tr_probe_args *args);
+/* Keep only the arguments p selects: 0, or -errno and why. */
+int tr_probe_select_args(const struct tr_probe_spec *p, struct tr_probe_args *args, char *why,
+			 size_t whylen);
+/* What attaches probe p (provider: a USDT probe's), or NULL. */
+struct tr_probe *tr_probe_new(const struct tr_probe_spec *p, const char *provider,
+			      const char *note);
+/*
+ * Add the event system:name recording vals (n of them), which probe (freed
+ * here on error) attaches: 0, or -errno and why.
+ */
+int tr_probe_add_event(struct tr_event_set *set, const char *spec, const char *system,
+		       const char *name, const struct tr_probe_arg *vals, unsigned int n,
+		       struct tr_probe *probe, char *why, size_t whylen);
+
+/* Whether spec names a kernel function probe (probe_kernel.c). */
+int tr_kernel_probe_spec(const char *spec);
+/* tr_probe_add for one. */
+int tr_kernel_probe_add(struct tr_event_set *set, const char *spec, char *why, size_t whylen);
+/* How many kernel functions glob matches, or -errno. */
+int tr_kernel_functions_match(const char *glob);
+/*
+ * tracer list --functions: the kernel functions matching glob (NULL: all)
+ * and how this kernel can probe them, into out: how many, or -errno and why.
+ */
+int tr_kernel_functions_list(const char *glob, FILE *out, char *why, size_t whylen);
 
 /* A USDT probe's note (probe_usdt.c). */
 struct tr_usdt_note {

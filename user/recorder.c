@@ -150,30 +150,6 @@ static bool has_filters(const struct session *s)
 	return s->trigger.ninsn > 0;
 }
 
-/* How many events are probes of a kind (probes.h). */
-enum probe_kind { UPROBE, URETPROBE, USDT, KPROBE, KRETPROBE, PROBE_KINDS };
-
-static enum probe_kind kind_of(const struct tr_probe *probe)
-{
-	if (probe->provider)
-		return USDT;
-	if (probe->kernel)
-		return probe->ret ? KRETPROBE : KPROBE;
-	return probe->ret ? URETPROBE : UPROBE;
-}
-
-static unsigned int probes(const struct session *s, enum probe_kind kind)
-{
-	unsigned int i, n = 0;
-
-	for (i = 0; i < s->events.count; i++) {
-		const struct tr_probe *probe = s->events.events[i].probe;
-
-		n += probe && (kind == PROBE_KINDS || kind_of(probe) == kind);
-	}
-	return n;
-}
-
 static int configure(struct session *s)
 {
 	const struct tr_record_opts *o = s->o;
@@ -216,12 +192,7 @@ static int configure(struct session *s)
 		bpf_program__set_autoload(skel->progs.tr_follow_fork, false);
 	s->derive_context = kernel_resolves_preempt_count();
 	choose_syscall_programs(s);
-	bpf_program__set_autoload(skel->progs.tr_uprobe, probes(s, UPROBE) > 0);
-	bpf_program__set_autoload(skel->progs.tr_uretprobe, probes(s, URETPROBE) > 0);
-	bpf_program__set_autoload(skel->progs.tr_usdt, probes(s, USDT) > 0);
-	bpf_program__set_autoload(skel->progs.tr_kprobe, probes(s, KPROBE) > 0);
-	bpf_program__set_autoload(skel->progs.tr_kretprobe, probes(s, KRETPROBE) > 0);
-	return err;
+	return err ? err : rec_probes_configure(s);
 }
 
 /* tr_syscalls[nr]: the ids of system call nr's events, plus one. */
@@ -318,11 +289,12 @@ static int choose_backend(struct session *s)
 		return -ENODEV;
 	}
 	s->use_kmod = s->o->backend != TR_BACKEND_BPF && !why_not;
-	if (s->use_kmod && probes(s, PROBE_KINDS)) {
+	if (s->use_kmod && rec_probe_count(s)) {
 		if (s->o->backend == TR_BACKEND_KMOD) {
-			rec_say("probes (uprobe, kprobe, usdt) record through BPF buffers only, so far: use --backend bpf");
+			rec_say("probes (uprobe, kprobe, fentry, usdt) record through BPF buffers only, so far: use --backend bpf");
 			return -EINVAL;
 		}
+		rec_say("note: probes record through BPF buffers only, so far: the module is left unused");
 		s->use_kmod = 0;
 	}
 	if (s->use_kmod && s->nchannels > 1) {
@@ -456,8 +428,10 @@ static int open_buffers(struct session *s)
 
 static int load_bpf(struct session *s)
 {
-	int err = choose_backend(s);
+	int err = rec_probes_prepare(s);
 
+	if (!err)
+		err = choose_backend(s);
 	if (!err)
 		err = load_for_backend(s);
 	if (err)
@@ -524,54 +498,6 @@ static int follow_tasks(struct session *s)
 	return err;
 }
 
-/* A kprobe or kretprobe on its kernel function. */
-static struct bpf_link *attach_kprobe(struct session *s, const struct tr_event *ev)
-{
-	LIBBPF_OPTS(bpf_kprobe_opts, opts, .retprobe = ev->probe->ret, .bpf_cookie = ev->id);
-	struct bpf_program *prog = ev->probe->ret ? s->skel->progs.tr_kretprobe :
-				   s->skel->progs.tr_kprobe;
-
-	return bpf_program__attach_kprobe_opts(prog, ev->probe->function, &opts);
-}
-
-/*
- * A uprobe, uretprobe or USDT probe: in -p's process only, else in every
- * process (wanted() picks a command's).
- */
-static struct bpf_link *attach_user_probe(struct session *s, const struct tr_event *ev)
-{
-	const struct tr_probe *probe = ev->probe;
-	LIBBPF_OPTS(bpf_uprobe_opts, uopts, .func_name = probe->function, .retprobe = probe->ret,
-		    .bpf_cookie = ev->id);
-	LIBBPF_OPTS(bpf_usdt_opts, usdt_opts, .usdt_cookie = ev->id);
-	struct bpf_program *prog = probe->ret ? s->skel->progs.tr_uretprobe :
-				   s->skel->progs.tr_uprobe;
-	pid_t pid = s->o->pid ? s->o->pid : -1;
-
-	if (probe->provider)
-		return bpf_program__attach_usdt(s->skel->progs.tr_usdt, pid, probe->path,
-						probe->provider, probe->function, &usdt_opts);
-	return bpf_program__attach_uprobe_opts(prog, pid, probe->path, probe->offset, &uopts);
-}
-
-static int attach_probe(struct session *s, const struct tr_event *ev, struct bpf_link **link)
-{
-	int err;
-
-	*link = ev->probe->kernel ? attach_kprobe(s, ev) : attach_user_probe(s, ev);
-	err = *link ? 0 : -errno;
-	if (err && ev->probe->kernel)
-		rec_say("the kernel refused a kprobe on %s (%s): notrace, blacklisted and inlined "
-			"functions cannot be probed", ev->probe->function, strerror(-err));
-	else if (err)
-		rec_say("cannot attach %s:%s in %s: %s", ev->system, ev->name, ev->probe->path,
-			strerror(-err));
-	if (err)
-		return err;
-	s->nattached++;
-	return 0;
-}
-
 static int attach(struct session *s)
 {
 	unsigned int i;
@@ -597,6 +523,8 @@ static int attach(struct session *s)
 		return err;
 	s->nlinks = s->events.count + 2;
 	s->links = calloc(s->nlinks, sizeof(*s->links));
+	if (!s->links)
+		return -ENOMEM;
 	err = attach_syscall_programs(s, s->links + s->events.count);
 	if (err)
 		return err;
@@ -607,7 +535,7 @@ static int attach(struct session *s)
 		if (stop_requested || s->write_error)
 			return -ECANCELED;
 		if (ev->probe) {
-			err = attach_probe(s, ev, &s->links[i]);
+			err = rec_probe_attach(s, i);
 			if (err)
 				return err;
 			continue;
@@ -682,8 +610,10 @@ static void *detach_some(void *arg)
 	const struct detacher *d = arg;
 	unsigned int i;
 
-	for (i = d->first; i < d->s->nlinks; i += DETACH_THREADS)
+	for (i = d->first; i < d->s->nlinks; i += DETACH_THREADS) {
 		bpf_link__destroy(d->s->links[i]);
+		rec_probe_detach(d->s, i);
+	}
 	return NULL;
 }
 
@@ -800,7 +730,7 @@ static void record_misses(struct session *s, __u64 now)
 {
 	int cpu = sched_getcpu();
 
-	s->misses = tr_recursion_misses(s->skel->obj);
+	s->misses = tr_recursion_misses(s->skel->obj) + rec_probes_misses(s);
 	if (s->misses == s->misses_recorded || s->misses_event == TR_KMOD_NO_EVENT)
 		return;
 	if (cpu < 0 || (unsigned int)cpu >= s->ncpu)
@@ -1066,6 +996,7 @@ static void teardown(struct session *s)
 	close(s->child_fd);
 	tr_waiter_close(&s->waiter);
 	free(s->per_event);
+	free(s->trampolines);
 	tr_events_free(&s->events);
 }
 

@@ -22,6 +22,12 @@
 #include "trace_dir.h"
 #include "waiter.h"
 
+/* An fentry's or fexit's skeleton instance (or NULL: the session's) and link. */
+struct rec_trampoline {
+	struct record *instance;
+	int link_fd;
+};
+
 struct session {
 	const struct tr_record_opts *o;
 	struct tr_event_set events;
@@ -37,6 +43,8 @@ struct session {
 	struct tr_bpfbuf bufs;
 	struct tr_kmodbuf kbufs;
 	struct bpf_link **links;	/* one per event, then sys_enter's and sys_exit's */
+	struct rec_trampoline *trampolines;	/* one per event declared by -e */
+	unsigned int ntrampolines;
 	unsigned int nlinks;
 	unsigned int ncpu;
 	struct tr_trace_dir dir;
@@ -100,6 +108,21 @@ void rec_snapshot_dump(struct session *s);
 /* The state dump: a record for every task, then (-g user) every code mapping.  0 or -errno. */
 int rec_state_dump(struct session *s);
 int rec_snapshot(struct session *s, int last, char *said, size_t len);
+
+/* --- record_probes.c: the probes' programs and links ---------------------------- */
+
+/* How many events are probes. */
+unsigned int rec_probe_count(const struct session *s);
+/* Which probe programs load, and fentry's and fexit's first functions.  0 or -errno. */
+int rec_probes_configure(struct session *s);
+/* s->trampolines, none yet.  0 or -ENOMEM. */
+int rec_probes_prepare(struct session *s);
+/* Attach event i's probe (a kprobe.multi group with its first); says why not.  0 or -errno. */
+int rec_probe_attach(struct session *s, unsigned int i);
+/* Detach event i's fentry or fexit, if it has one. */
+void rec_probe_detach(struct session *s, unsigned int i);
+/* Events the kernel skipped in fentry and fexit instances, or that nested in another. */
+__u64 rec_probes_misses(const struct session *s);
 
 /* --- record_control.c: tracer snapshot ---------------------------------------- */
 

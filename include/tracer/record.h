@@ -57,6 +57,11 @@ struct tr_syscall_events {
  * the values it records, in slot order; the fixed part ends with the last.
  */
 #define TR_PROBE_VALUES		12	/* USDT's most */
+/*
+ * Integer and pointer arguments in registers at a function's entry
+ * (x86-64): values[0..5]; an fexit's return value follows them.
+ */
+#define TR_PROBE_ARG_REGISTERS	6
 /* In a shape's probe_strings: the strings may be kernel memory (kprobes). */
 #define TR_PROBE_STRINGS_KERNEL	(1u << 31)
 #define TR_PROBE_STRING_MAX	256
