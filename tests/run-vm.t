@@ -258,43 +258,37 @@ execs_in_order() {
 		{ echo "# $(wc -l <"$run/exec-order.pids") execs, in this order:"; echo "# $(tr '\n' ' ' <"$run/exec-order.pids")"; return 1; }
 }
 
-# The kprobe trace: getppid_n opened /tmp/kprobe-target 1000 times.  Its
-# entries into do_sys_openat2 carry dfd (AT_FDCWD) and the path by the
-# names BTF gives them, and each open returned fd 3 (it closes each).
-kprobes_exact() {
-	report_of kprobe && babeltrace2_of kprobe || return 1
-	local pid named entries returns fd3 in_bt
-	pid=$(grep ' kprobe:do_sys_openat2: .*filename=/tmp/kprobe-target ' "$run/kprobe.report" |
+# opens TRACE ENTRY RETURN RETURN-TAIL BT-EVENT BT-PATTERN: a trace of
+# getppid_n opening /tmp/kprobe-target 1000 times, by probes on
+# do_sys_openat2's entry and return.  Each entry carries dfd (AT_FDCWD)
+# and the path by the names BTF gives them; each open returned fd 3 (it
+# closes each): 1000 or more of the opener's returns end in RETURN-TAIL;
+# its every entry has its return; babeltrace2 has 1000 BT-EVENT records
+# matching BT-PATTERN.
+opens() {
+	local trace=$1 entry=$2 return=$3 tail=$4 bt_event=$5 pattern=$6
+	report_of "$trace" && babeltrace2_of "$trace" || return 1
+	local report=$run/$trace.report pid named entries returns fd3 in_bt
+	pid=$(grep " $entry:do_sys_openat2: .*filename=/tmp/kprobe-target " "$report" |
 		awk '{ print $2 }' | sort -u)
-	named=$(grep -c ' kprobe:do_sys_openat2: .* dfd=-100 filename=/tmp/kprobe-target how=0x' \
-		"$run/kprobe.report")
-	entries=$(awk -v p="$pid" '$2 == p && / kprobe:do_sys_openat2: /' "$run/kprobe.report" | wc -l)
-	returns=$(awk -v p="$pid" '$2 == p && / kretprobe:do_sys_openat2: /' "$run/kprobe.report" | wc -l)
-	fd3=$(awk -v p="$pid" '$2 == p && / kretprobe:do_sys_openat2: .* ret=3$/' "$run/kprobe.report" | wc -l)
-	in_bt=$(grep ' kprobe:do_sys_openat2: ' "$run/kprobe.bt" | grep 'dfd = -100,' |
-		grep -c 'filename = "/tmp/kprobe-target"')
-	echo "# pid $pid: $named opens of the file, $entries entries, $returns returns ($fd3 of fd 3), $in_bt in babeltrace2"
-	[ "$named" = 1000 ] && [ "$in_bt" = 1000 ] && [ "$entries" = "$returns" ] && [ "$fd3" -ge 1000 ]
+	named=$(grep -c " $entry:do_sys_openat2: .* dfd=-100 filename=/tmp/kprobe-target how=0x" "$report")
+	entries=$(awk -v p="$pid" -v e=" $entry:do_sys_openat2: " '$2 == p && index($0, e)' "$report" | wc -l)
+	returns=$(awk -v p="$pid" -v e=" $return:do_sys_openat2: " '$2 == p && index($0, e)' "$report" | wc -l)
+	fd3=$(grep " $return:do_sys_openat2: .*$tail" "$report" | awk -v p="$pid" '$2 == p' | wc -l)
+	in_bt=$(grep " $bt_event:do_sys_openat2: " "$run/$trace.bt" | grep -c -- "$pattern")
+	echo "# pid $pid: $named entries with the file, $entries in all, $returns returns ($fd3 ending '$tail'), $in_bt in babeltrace2"
+	[ "$named" = 1000 ] && [ "$entries" = "$returns" ] && [ "$fd3" -ge 1000 ] && [ "$in_bt" = 1000 ]
 }
 
-# The fentry trace: the same 1000 opens, by fentry (--function) and fexit,
-# which records the arguments and the return value.
+# kprobe and kretprobe: the return records ret alone.
+kprobes_exact() {
+	opens kprobe kprobe kretprobe ' ret=3$' kprobe 'dfd = -100,.* filename = "/tmp/kprobe-target"'
+}
+
+# fentry (by --function) and fexit, which records the arguments too.
 fentry_exact() {
-	report_of fentry && babeltrace2_of fentry || return 1
-	local pid entries all_entries exits named_exits in_bt
-	pid=$(grep ' fentry:do_sys_openat2: .*filename=/tmp/kprobe-target ' "$run/fentry.report" |
-		awk '{ print $2 }' | sort -u)
-	entries=$(grep -c ' fentry:do_sys_openat2: .* dfd=-100 filename=/tmp/kprobe-target how=0x' \
-		"$run/fentry.report")
-	all_entries=$(awk -v p="$pid" '$2 == p && / fentry:do_sys_openat2: /' "$run/fentry.report" | wc -l)
-	exits=$(awk -v p="$pid" '$2 == p && / fexit:do_sys_openat2: /' "$run/fentry.report" | wc -l)
-	named_exits=$(grep -c ' fexit:do_sys_openat2: .* dfd=-100 filename=/tmp/kprobe-target how=0x[0-9a-f]* ret=3$' \
-		"$run/fentry.report")
-	in_bt=$(grep ' fexit:do_sys_openat2: ' "$run/fentry.bt" |
-		grep -c 'ret = 3, filename = "/tmp/kprobe-target" }')
-	echo "# pid $pid: $entries entries of the file ($all_entries in all), $exits exits ($named_exits with the file and fd 3), $in_bt in babeltrace2"
-	[ "$entries" = 1000 ] && [ "$named_exits" = 1000 ] && [ "$exits" = "$all_entries" ] &&
-		[ "$in_bt" = 1000 ]
+	opens fentry fentry fexit ' dfd=-100 filename=/tmp/kprobe-target how=0x[0-9a-f]* ret=3$' \
+		fexit 'dfd = -100,.* ret = 3, filename = "/tmp/kprobe-target" }'
 }
 
 # The glob trace: every get*id system call's kprobe, and the getp*id ones'
