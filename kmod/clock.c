@@ -22,8 +22,12 @@
  * tr_clock_init() refuses update periods longer than a quarter of the
  * wrap period.  An update that comes more than half a wrap after the
  * previous one (interrupts held off that long, or a hypervisor that did
- * not run the CPU) breaks that condition; it is counted (late_updates),
- * since time read around it may be off by a wrap.
+ * not run the CPU) breaks that condition: until it comes, readings look
+ * like the hardware stepping back, and time on that CPU stands still.  The
+ * update itself extends from where CLOCK_MONOTONIC says the count should
+ * be by now, not from the stale slot, so it counts the wraps it missed and
+ * the CPU's time resumes where it should, in step with the other CPUs'.
+ * Such updates are counted (late_updates).
  *
  * Time on one CPU never goes back: each CPU keeps the last value it
  * returned, and a reading below it (the hardware stepped back) returns
@@ -145,12 +149,22 @@ static enum hrtimer_restart tr_clock_update(struct hrtimer *timer)
 	unsigned int next = !c->index;
 	u64 old = c->slot[c->index];
 	u64 now = ktime_get_mono_fast_ns();
+	u64 expected = old;
 
-	c->late_updates += c->last_update_ns && now - c->last_update_ns > tr_clock.wrap_ns / 2;
+	/*
+	 * The count should have moved on from the slot as CLOCK_MONOTONIC has
+	 * since the update that filled it: extended from there, a late update
+	 * still counts the wraps it missed.
+	 */
+	if (c->last_update_ns) {
+		c->late_updates += now - c->last_update_ns > tr_clock.wrap_ns / 2;
+		expected += mul_u64_u32_div(now - c->last_update_ns, tsc_khz, NSEC_PER_MSEC);
+	}
 	c->last_update_ns = now;
 
-	c->slot[next] = tr_clock_extend(old);
-	c->wraps += (c->slot[next] & ~tr_clock.hw_mask) != (old & ~tr_clock.hw_mask);
+	c->slot[next] = tr_clock_extend(expected);
+	if (tr_clock.hw_bits < 64)
+		c->wraps += (c->slot[next] >> tr_clock.hw_bits) - (old >> tr_clock.hw_bits);
 	/* Readers on this CPU must see the slot before the index names it. */
 	barrier();
 	WRITE_ONCE(c->index, next);
