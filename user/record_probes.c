@@ -160,7 +160,7 @@ static int attach_group(struct session *s, unsigned int i)
 /*
  * Another instance of the skeleton, for the fentry or fexit (kind) of
  * function: only that program loads, and every map it would create is
- * the session's.  The program, or NULL (errno set).
+ * the session's.  The instance, or NULL (errno set).
  */
 static struct record *load_instance(struct session *s, enum probe_kind kind,
 				    const char *function)
@@ -168,16 +168,16 @@ static struct record *load_instance(struct session *s, enum probe_kind kind,
 	struct record *skel = record__open();
 	struct bpf_program *prog;
 	struct bpf_map *map;
-	int err = skel ? 0 : -errno;
+	int err;
 
-	if (skel) {
-		bpf_object__for_each_program(prog, skel->obj)
-			bpf_program__set_autoload(prog, false);
-		prog = kind == FENTRY ? skel->progs.tr_fentry : skel->progs.tr_fexit;
-		bpf_program__set_autoload(prog, true);
-		err = bpf_program__set_attach_target(prog, 0, function);
-	}
-	bpf_object__for_each_map(map, skel ? skel->obj : NULL) {
+	if (!skel)
+		return NULL;
+	bpf_object__for_each_program(prog, skel->obj)
+		bpf_program__set_autoload(prog, false);
+	prog = kind == FENTRY ? skel->progs.tr_fentry : skel->progs.tr_fexit;
+	bpf_program__set_autoload(prog, true);
+	err = bpf_program__set_attach_target(prog, 0, function);
+	bpf_object__for_each_map(map, skel->obj) {
 		const struct bpf_map *ours = bpf_object__find_map_by_name(s->skel->obj,
 									  bpf_map__name(map));
 
@@ -186,12 +186,11 @@ static struct record *load_instance(struct session *s, enum probe_kind kind,
 	}
 	if (!err)
 		err = record__load(skel);
-	if (err && skel) {
-		record__destroy(skel);
-		skel = NULL;
-	}
+	if (!err)
+		return skel;
+	record__destroy(skel);
 	errno = -err;
-	return skel;
+	return NULL;
 }
 
 /* Event i's fentry or fexit: the template's program, or another instance's; its link.  0 or -errno. */
