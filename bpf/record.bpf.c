@@ -718,9 +718,9 @@ int tr_usdt(struct pt_regs *regs)
 
 /*
  * fentry and fexit: one program loaded for the first function of each
- * kind, and a copy of it loaded for each other (user/record_probes.c): a
- * trampoline program is bound to its function when it is loaded.  The
- * kernel keeps each copy from nesting in itself only, so any of them, and
+ * kind, and another instance of it for each other (user/record_probes.c):
+ * a trampoline program is bound to its function when it is loaded.  The
+ * kernel keeps each instance from nesting in itself only, so any of them, and
  * programs of every other kind, may run inside another on its CPU (an
  * interrupt, or a preemption: they run with migration, not preemption,
  * off).  Their scratch and filter slots are their own, and a busy flag

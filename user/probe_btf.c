@@ -1,20 +1,17 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * A kernel function's arguments by name and type, from the kernel's BTF
- * (/sys/kernel/btf/vmlinux), and whether kallsyms knows the function at
- * all.  A kprobe fires on the function's first instruction, where the
- * x86-64 calling convention puts the first six integer and pointer
- * arguments in registers (probe_dwarf.c says the same of user code; the
+ * (/sys/kernel/btf/vmlinux).  A kprobe fires on the function's first
+ * instruction, where the x86-64 calling convention puts the first six
+ * integer and pointer arguments in registers (probe_dwarf.c says the same of user code; the
  * kernel has no floating-point arguments).  BTF does not say which
  * pointers are __user (GCC-built kernels carry no type tags), so a char
  * pointer is read as a kernel string, then as a user one.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <bpf/btf.h>
 
-#include "names.h"
 #include "probes.h"
 
 /* Type id without typedefs and qualifiers. */
@@ -106,42 +103,4 @@ int tr_probe_btf_args(const struct btf *btf, int id, struct tr_probe_args *args)
 	strcpy(args->ret.name, "ret");
 	args->has_ret = proto->type && classify(btf, proto->type, &args->ret);
 	return id;
-}
-
-/*
- * A kernel text symbol of a /proc/kallsyms line: its name and module ("" for
- * the kernel's own), or 0 if the line is no text symbol.
- */
-static int text_symbol(const char *line, char name[128], char module[64])
-{
-	unsigned long long address;
-	char type;
-
-	module[0] = 0;
-	return sscanf(line, "%llx %c %127s [%63[^]]]", &address, &type, name, module) >= 3 &&
-	       (type == 't' || type == 'T');
-}
-
-int tr_kallsyms_function(const char *function, char *module, size_t modlen, char *closest,
-			 size_t closelen)
-{
-	FILE *f = fopen("/proc/kallsyms", "re");
-	char line[256], name[128], mod[64];
-	struct tr_closest c;
-	int found = 0;
-
-	if (!f)
-		return -errno;
-	tr_closest_init(&c, function);
-	while (!found && fgets(line, sizeof(line), f)) {
-		if (!text_symbol(line, name, mod))
-			continue;
-		found = !strcmp(name, function);
-		if (!found)
-			tr_closest_offer(&c, name);
-	}
-	fclose(f);
-	snprintf(module, modlen, "%s", found ? mod : "");
-	snprintf(closest, closelen, "%s", found ? "" : c.name);
-	return found;
 }

@@ -274,6 +274,30 @@ static int function_of(const char *line, int kallsyms, char name[128], char modu
 	       (type == 't' || type == 'T');
 }
 
+int tr_kallsyms_function(const char *function, char *module, size_t modlen, char *closest,
+			 size_t closelen)
+{
+	FILE *f = fopen("/proc/kallsyms", "re");
+	char line[256], name[128], mod[64];
+	struct tr_closest c;
+	int found = 0;
+
+	if (!f)
+		return -errno;
+	tr_closest_init(&c, function);
+	while (!found && fgets(line, sizeof(line), f)) {
+		if (!function_of(line, 1, name, mod))
+			continue;
+		found = !strcmp(name, function);
+		if (!found)
+			tr_closest_offer(&c, name);
+	}
+	fclose(f);
+	snprintf(module, modlen, "%s", found ? mod : "");
+	snprintf(closest, closelen, "%s", found ? "" : c.name);
+	return found;
+}
+
 /*
  * Whether a glob's match is left out: tracer's own module, the kprobe
  * blacklist, what the BPF programs themselves call (their recursion would
@@ -363,6 +387,15 @@ static int parse_kernel(const char *spec, int hook, struct tr_probe_spec *p, cha
 	return tr_probe_malformed(spec, p, forms[hook], why, whylen);
 }
 
+/* The system of p's events: kprobe, kretprobe, fentry or fexit. */
+static const char *system_of(const struct tr_probe_spec *p)
+{
+	static const char *const systems[2][2] = { { "kprobe", "kretprobe" },
+						   { "fentry", "fexit" } };
+
+	return systems[!!p->trampoline][!!p->ret];
+}
+
 /* One function's probe of a glob's, or of one function's spec. */
 struct function_probe {
 	const char *spec;
@@ -379,8 +412,6 @@ struct function_probe {
 static int add_function(struct tr_event_set *set, struct function_probe *fp, const char *name,
 			const char *note_before, char *why, size_t whylen)
 {
-	static const char *const systems[2][2] = { { "kprobe", "kretprobe" },
-						   { "fentry", "fexit" } };
 	struct tr_probe_spec one = *fp->p;
 	struct tr_probe_args args;
 	struct tr_probe_arg vals[TR_PROBE_ARG_REGISTERS + 1];
@@ -415,8 +446,8 @@ static int add_function(struct tr_event_set *set, struct function_probe *fp, con
 		vals[n] = args.ret;
 		vals[n++].slot = one.trampoline ? TR_PROBE_ARG_REGISTERS : 0;
 	}
-	return tr_probe_add_event(set, fp->spec, systems[one.trampoline][one.ret], name, vals, n,
-				  probe, why, whylen);
+	return tr_probe_add_event(set, fp->spec, system_of(&one), name, vals, n, probe, why,
+				  whylen);
 }
 
 /*
@@ -479,9 +510,7 @@ static int add_glob(struct tr_event_set *set, struct function_probe *fp, const c
 	for (i = 0; !err && i < matched.count; i++) {
 		char full[160];
 
-		snprintf(full, sizeof(full), "%s:%s", fp->p->trampoline ?
-			 (fp->p->ret ? "fexit" : "fentry") : (fp->p->ret ? "kretprobe" : "kprobe"),
-			 matched.name[i]);
+		snprintf(full, sizeof(full), "%s:%s", system_of(fp->p), matched.name[i]);
 		if (!tr_events_find(set, full))
 			err = add_function(set, fp, matched.name[i], "", why, whylen);
 	}

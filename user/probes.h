@@ -96,13 +96,6 @@ int tr_probe_dwarf_args(int fd, const char *function, struct tr_probe_args *args
  */
 int tr_probe_btf_args(const struct btf *btf, int id, struct tr_probe_args *args);
 
-/*
- * Whether /proc/kallsyms has kernel function function: 1 (module: the
- * module defining it, or ""), 0 (closest: the closest name, or ""), or
- * -errno.
- */
-int tr_kallsyms_function(const char *function, char *module, size_t modlen, char *closest,
-			 size_t closelen);
 
 /*
  * Whether function + offset is where a line of its source begins, so an
@@ -110,6 +103,23 @@ int tr_kallsyms_function(const char *function, char *module, size_t modlen, char
  * outside the function), -1 if the file has no debug information for it.
  */
 int tr_probe_dwarf_line_at(int fd, const char *function, unsigned long offset);
+
+/* Kernel functions (probe_kernel.c). */
+
+/*
+ * Whether /proc/kallsyms has kernel function function: 1 (module: the
+ * module defining it, or ""), 0 (closest: the closest name, or ""), or
+ * -errno.
+ */
+int tr_kallsyms_function(const char *function, char *module, size_t modlen, char *closest,
+			 size_t closelen);
+/* How many kernel functions glob matches, or -errno. */
+int tr_kernel_functions_match(const char *glob);
+/*
+ * tracer list --functions: the kernel functions matching glob (NULL: all)
+ * and how this kernel can probe them, into out: how many, or -errno and why.
+ */
+int tr_kernel_functions_list(const char *glob, FILE *out, char *why, size_t whylen);
 
 /* --- Between probes.c and probe_kernel.c -------------------------------------- */
 
@@ -158,13 +168,6 @@ int tr_probe_add_event(struct tr_event_set *set, const char *spec, const char *s
 int tr_kernel_probe_spec(const char *spec);
 /* tr_probe_add for one. */
 int tr_kernel_probe_add(struct tr_event_set *set, const char *spec, char *why, size_t whylen);
-/* How many kernel functions glob matches, or -errno. */
-int tr_kernel_functions_match(const char *glob);
-/*
- * tracer list --functions: the kernel functions matching glob (NULL: all)
- * and how this kernel can probe them, into out: how many, or -errno and why.
- */
-int tr_kernel_functions_list(const char *glob, FILE *out, char *why, size_t whylen);
 
 /* A USDT probe's note (probe_usdt.c). */
 struct tr_usdt_note {

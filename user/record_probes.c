@@ -157,6 +157,12 @@ static int attach_group(struct session *s, unsigned int i)
 	return err ? err : (int)n;
 }
 
+/* skel's fentry or fexit program. */
+static struct bpf_program *trampoline_of(const struct record *skel, enum probe_kind kind)
+{
+	return kind == FENTRY ? skel->progs.tr_fentry : skel->progs.tr_fexit;
+}
+
 /*
  * Another instance of the skeleton, for the fentry or fexit (kind) of
  * function: only that program loads, and every map it would create is
@@ -174,7 +180,7 @@ static struct record *load_instance(struct session *s, enum probe_kind kind,
 		return NULL;
 	bpf_object__for_each_program(prog, skel->obj)
 		bpf_program__set_autoload(prog, false);
-	prog = kind == FENTRY ? skel->progs.tr_fentry : skel->progs.tr_fexit;
+	prog = trampoline_of(skel, kind);
 	bpf_program__set_autoload(prog, true);
 	err = bpf_program__set_attach_target(prog, 0, function);
 	bpf_object__for_each_map(map, skel->obj) {
@@ -200,14 +206,13 @@ static int attach_trampoline(struct session *s, unsigned int i)
 	enum probe_kind kind = kind_of(ev->probe);
 	struct rec_trampoline *t = &s->trampolines[i];
 	LIBBPF_OPTS(bpf_link_create_opts, opts, .tracing.cookie = ev->id);
-	const struct bpf_program *prog = program_of(s, kind);
+	const struct bpf_program *prog = trampoline_of(s->skel, kind);
 	int err = 0;
 
 	if ((int)i != first_of(s, kind)) {
 		t->instance = load_instance(s, kind, ev->probe->function);
 		err = t->instance ? 0 : -errno;
-		prog = t->instance ? (kind == FENTRY ? t->instance->progs.tr_fentry :
-				      t->instance->progs.tr_fexit) : NULL;
+		prog = t->instance ? trampoline_of(t->instance, kind) : NULL;
 	}
 	if (!err) {
 		t->link_fd = bpf_link_create(bpf_program__fd(prog), 0,
