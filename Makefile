@@ -90,11 +90,11 @@ $(BUILD)/fuzz/report_fuzz: tests/fuzz/report_fuzz.c user/report.c user/trace.c u
 			   user/packet.c user/cpus.c user/stacks.c user/symbols.c user/context.c \
 			   user/names.c user/export_json.c user/ctf.c user/report_stats.c user/report_tasks.c \
 			   user/export_chrome.c user/export_perfetto.c user/protobuf.c user/export_ctf.c \
-			   user/print_fields.c user/trace_dir.c $(HEADERS)
+			   user/print_fields.c user/print_format.c user/trace_dir.c $(HEADERS)
 	@mkdir -p $(@D)
 	clang $(FUZZ_CFLAGS) -o $@ $(filter %.c,$^) $(FUZZ_LIBS) -lelf
 
-$(BUILD)/fuzz/format_fuzz: tests/fuzz/format_fuzz.c user/format.c user/print_fields.c \
+$(BUILD)/fuzz/format_fuzz: tests/fuzz/format_fuzz.c user/format.c user/print_fields.c user/print_format.c \
 			   tests/format/records.h $(HEADERS)
 	@mkdir -p $(@D)
 	clang $(FUZZ_CFLAGS) -o $@ $(filter %.c,$^) $(FUZZ_LIBS)

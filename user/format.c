@@ -21,8 +21,16 @@
  * argument that is not a field by itself becomes 0.  libtraceevent's
  * expression parser and evaluator then see at most a cast field, and a
  * print format that cannot be split this way becomes "" (fields print raw).
+ *
+ * report's default text needs the print format whole.  tr_format_whole()
+ * passes it so only where every argument is made of the tokens the
+ * kernel's formats use and print_format.c evaluates (arg_whole()); the
+ * parser still gets no truncated string, no unbalanced bracket, no name
+ * it would look up, and libtraceevent never evaluates it: print_format.c
+ * does, within the record.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -465,11 +473,194 @@ static void copy_print_fmt(FILE *out, struct span s, const struct fields *f)
 	fputc('\n', out);
 }
 
+/* --- A print fmt passed whole --------------------------------------------- */
+
+static int word_in(struct span w, const char *const *words)
+{
+	for (; *words; words++)
+		if (strlen(*words) == w.len && !memcmp(*words, w.at, w.len))
+			return 1;
+	return 0;
+}
+
+/* The helpers print_format.c evaluates, and those whose argument is a field's name. */
+static const char *const helpers[] = {
+	"__print_flags", "__print_symbolic", "__print_hex", "__print_hex_str", "__print_array", NULL
+};
+static const char *const field_helpers[] = {
+	"__get_str", "__get_dynamic_array", "__get_dynamic_array_len", NULL
+};
+
+/* Operators and punctuation, longest first: what libtraceevent's tokenizer reads as one. */
+static const char *const operators[] = {
+	"<<", ">>", "<=", ">=", "==", "!=", "&&", "||",
+	"(", ")", "[", "]", "{", "}", ",", "?", ":", "+", "-", "*", "/", "%",
+	"<", ">", "&", "|", "^", "~", "!", NULL
+};
+
+/* A number: a digit, then digits, hex digits, x and integer suffixes. */
+static int take_integer(struct span *a)
+{
+	size_t i = 0;
+
+	if (!a->len || a->at[0] < '0' || a->at[0] > '9')
+		return 0;
+	while (i < a->len && (isxdigit((unsigned char)a->at[i]) || memchr("xXuUlL", a->at[i], 6)))
+		i++;
+	skip(a, i);
+	return 1;
+}
+
+/* One identifier in one of the places the comment of args_whole() allows; consumed. */
+static int take_word(struct span *a, const struct fields *f)
+{
+	struct span w = { a->at, ident_len(*a) }, after, name;
+
+	skip(a, w.len);
+	after = *a;
+	skip_spaces(&after);
+	if (w.len == 3 && !memcmp(w.at, "REC", 3)) {
+		if (!take(&after, "->"))
+			return 0;
+		name = (struct span) { after.at, ident_len(after) };
+		skip(&after, name.len);
+		*a = after;
+		return is_field(f, name);
+	}
+	if (word_in(w, field_helpers)) {
+		if (!take(&after, "("))
+			return 0;
+		skip_spaces(&after);
+		name = (struct span) { after.at, ident_len(after) };
+		skip(&after, name.len);
+		skip_spaces(&after);
+		*a = after;
+		return is_field(f, name) && take(a, ")");
+	}
+	if (word_in(w, helpers))
+		return after.len && after.at[0] == '(';
+	return 0;
+}
+
+/*
+ * After "/" or "%": a number other than 0 that nothing else binds to (the
+ * end, ")", "," or "}" follows), consumed.  libtraceevent folds constant
+ * expressions as it parses, and a divisor it folds to 0 kills it.
+ */
+static int divisor_ok(struct span *a)
+{
+	const char *nonzero = "123456789";
+	struct span number;
+	size_t i = 0;
+
+	skip_spaces(a);
+	number = *a;
+	if (!take_integer(a))
+		return 0;
+	number.len = a->at - number.at;
+	/* its value as strtoull() reads it: after any 0s, a digit of its base other than 0 */
+	if (number.len > 2 && number.at[0] == '0' && (number.at[1] == 'x' || number.at[1] == 'X')) {
+		nonzero = "123456789abcdefABCDEF";
+		i = 2;
+	} else if (number.at[0] == '0') {
+		nonzero = "1234567";
+	}
+	while (i < number.len && number.at[i] == '0')
+		i++;
+	if (i == number.len || !strchr(nonzero, number.at[i]))
+		return 0;
+	skip_spaces(a);
+	return !a->len || strchr("),}", a->at[0]);
+}
+
+/*
+ * Whether a print fmt argument is one libtraceevent may parse: balanced
+ * brackets at most MAX_PARENS deep, and tokens of C expressions that are
+ * numbers, string literals, operators, casts to words and stars, REC->FIELD,
+ * FIELD-taking helpers (__get_str(FIELD)) and the helpers print_format.c
+ * evaluates; a divisor only as divisor_ok() says.  Every other identifier (an enum name the kernel left in,
+ * sizeof, a kernel function) and every other character refuse it.
+ */
+static int arg_whole(struct span a, const struct fields *f)
+{
+	char open[MAX_PARENS];
+	int depth = 0;
+
+	for (skip_spaces(&a); a.len; skip_spaces(&a)) {
+		struct span lit, cast = a;
+		const char *const *op;
+
+		if (take(&cast, "(") && take_cast(&cast)) {
+			a = cast;
+			continue;
+		}
+		if (take_integer(&a) || take_literal(&a, &lit))
+			continue;
+		if (ident_len(a)) {
+			if (!take_word(&a, f))
+				return 0;
+			continue;
+		}
+		for (op = operators; *op && !take(&a, *op); op++)
+			;
+		if (!*op || (((*op)[0] == '/' || (*op)[0] == '%') && !divisor_ok(&a)))
+			return 0;
+		if (strchr("([{", (*op)[0]) && !(*op)[1]) {
+			if (depth == MAX_PARENS)
+				return 0;
+			open[depth++] = (*op)[0];
+		} else if (strchr(")]}", (*op)[0]) && !(*op)[1]) {
+			if (!depth || open[--depth] != ((*op)[0] == ')' ? '(' : (*op)[0] - 2))
+				return 0;
+		}
+	}
+	return !depth;
+}
+
+/*
+ * What follows "print fmt: " passed whole, or "" where an argument is not
+ * one arg_whole() accepts, the string holds an escaped backslash (see
+ * copy_print_fmt()), or its conversions do not take exactly the arguments.
+ * Returns 0 where it wrote "".
+ */
+static int copy_print_fmt_whole(FILE *out, struct span s, const struct fields *f)
+{
+	struct span lit, rest = s, args[MAX_ARGS];
+	unsigned int nargs, need = 0, k;
+
+	if (!take_literal(&rest, &lit) || !split_args(rest, args, &nargs) ||
+	    memmem(lit.at, lit.len, "\\\\", 2))
+		goto refuse;
+	while (lit.len) {
+		struct conversion c;
+
+		if (take(&lit, "%%"))
+			continue;
+		if (lit.at[0] != '%') {
+			skip(&lit, lit.at[0] == '\\' ? 2 : 1);
+			continue;
+		}
+		c = conversion_at(lit);
+		need += c.args;
+		skip(&lit, c.len);
+	}
+	if (need != nargs)
+		goto refuse;
+	for (k = 0; k < nargs; k++)
+		if (!args[k].len || !arg_whole(args[k], f))
+			goto refuse;
+	fprintf(out, "print fmt: %.*s\n", (int)s.len, s.at);
+	return 1;
+refuse:
+	fputs("print fmt: \"\"\n", out);
+	return 0;
+}
+
 /*
  * What follows the field blocks: empty lines and at most a print fmt,
  * which runs to the end (its string may hold a newline).
  */
-static const char *copy_print(FILE *out, struct span *text, const struct fields *f)
+static const char *copy_print(FILE *out, struct span *text, const struct fields *f, int whole)
 {
 	struct span fmt;
 
@@ -480,6 +671,9 @@ static const char *copy_print(FILE *out, struct span *text, const struct fields 
 	fmt = *text;
 	if (fmt.len && !take(&fmt, "print fmt: "))
 		return "unexpected text after the fields";
+	if (fmt.len && whole)
+		return copy_print_fmt_whole(out, fmt, f) ? NULL :
+		       "its print fmt holds what tracer does not evaluate";
 	if (fmt.len)
 		copy_print_fmt(out, fmt, f);
 	else
@@ -504,7 +698,7 @@ static const char *header_problem(struct span *text, struct span *name)
 	return NULL;
 }
 
-char *tr_format_sanitize(const char *text, size_t len, unsigned int id, const char **why)
+static char *sanitize(const char *text, size_t len, unsigned int id, int whole, const char **why)
 {
 	struct span rest = { text, len }, name;
 	struct fields fields = { .count = 0 };
@@ -529,7 +723,7 @@ char *tr_format_sanitize(const char *text, size_t len, unsigned int id, const ch
 	for (block = 0; block < 2 && !*why; block++)
 		*why = copy_fields(out, &rest, &fields);
 	if (!*why)
-		*why = copy_print(out, &rest, &fields);
+		*why = copy_print(out, &rest, &fields, whole);
 	if (fclose(out) && !*why)
 		*why = "out of memory";
 	if (*why) {
@@ -537,4 +731,14 @@ char *tr_format_sanitize(const char *text, size_t len, unsigned int id, const ch
 		return NULL;
 	}
 	return sane;
+}
+
+char *tr_format_sanitize(const char *text, size_t len, unsigned int id, const char **why)
+{
+	return sanitize(text, len, id, 0, why);
+}
+
+char *tr_format_whole(const char *text, size_t len, unsigned int id, const char **why)
+{
+	return sanitize(text, len, id, 1, why);
 }

@@ -22,4 +22,12 @@
  */
 char *tr_format_sanitize(const char *text, size_t len, unsigned int id, const char **why);
 
+/*
+ * The same, but with the print fmt whole (report's default text evaluates
+ * it: print_format.c), or NULL where it holds what tracer does not evaluate
+ * or libtraceevent might misparse: enum names left unresolved, sizeof,
+ * kernel functions, unbalanced brackets (see arg_whole() in format.c).
+ */
+char *tr_format_whole(const char *text, size_t len, unsigned int id, const char **why);
+
 #endif /* TRACER_FORMAT_H */

@@ -82,17 +82,11 @@ int tr_line_reserve(struct tr_line *line, size_t n)
 
 /* --- The plan ----------------------------------------------------------------- */
 
-/*
- * Text up to the next conversion, escapes read as parse_arg_string()
- * reads them: the number of format bytes it takes, or 0 (an escape that
- * ends the format, which libtraceevent reads past).
- */
-static size_t take_text(const char *fmt, struct piece *p)
+size_t tr_print_text(const char *fmt, char *text)
 {
-	char last[2] = { 0, 0 };
-	size_t i = 0;
+	size_t i = 0, n = 0;
 
-	while (fmt[i] && !(fmt[i] == '%' && fmt[i + 1] != '%')) {
+	for (; fmt[i] && !(fmt[i] == '%' && fmt[i + 1] != '%'); i++) {
 		char c = fmt[i];
 
 		if (c == '\\') {
@@ -103,12 +97,21 @@ static size_t take_text(const char *fmt, struct piece *p)
 		} else if (c == '%') {
 			i++;
 		}
-		last[0] = last[1];
-		last[1] = c;
-		i++;
+		text[n++] = c;
 	}
-	*p = (struct piece) { .ends_0x = last[0] == '0' && last[1] == 'x' };
+	text[n] = 0;
 	return i;
+}
+
+/* Text up to the next conversion as a piece: the format bytes it takes, or 0. */
+static size_t take_text(const char *fmt, struct piece *p)
+{
+	char *text = malloc(strlen(fmt) + 1);
+	size_t used = text ? tr_print_text(fmt, text) : 0, n = used ? strlen(text) : 0;
+
+	*p = (struct piece) { .ends_0x = n >= 2 && !strcmp(text + n - 2, "0x") };
+	free(text);
+	return used;
 }
 
 /*
@@ -194,10 +197,11 @@ static int split_format(struct tep_event *ev, struct piece *pieces)
 	return n;
 }
 
-/* What eval_type_str() keeps of a value cast to type (its "unsigned" test is moot). */
-static unsigned long long cast_mask(const char *type)
+unsigned long long tr_cast_mask(const char *type)
 {
-	if (type[strlen(type) - 1] == '*' || !strncmp(type, "struct", 6))
+	size_t n = strlen(type);
+
+	if (n < 2 || type[n - 1] == '*' || !strncmp(type, "struct", 6))
 		return ~0ull;
 	if (!strcmp(type, "u8") || !strcmp(type, "s8"))
 		return 0xff;
@@ -219,7 +223,7 @@ static struct tep_format_field *argument_field(struct tep_print_arg *arg, unsign
 		/* a type this short makes libtraceevent warn */
 		if (!arg->typecast.type || strlen(arg->typecast.type) < 2)
 			return NULL;
-		*mask &= cast_mask(arg->typecast.type);
+		*mask &= tr_cast_mask(arg->typecast.type);
 		arg = arg->typecast.item;
 	}
 	return arg && arg->type == TEP_PRINT_FIELD ? arg->field.field : NULL;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * report's fast path: a record's fields printed exactly as libtraceevent's
+ * report --raw's text, and that of the classes print_format.h has no plan
+ * for: a record's fields printed exactly as libtraceevent's
  * tep_print_fields() prints them (" name=value" each), from a plan made
  * once per event class, with no allocation and no printf per record.
  * A class the plan cannot reproduce byte for byte (a conversion with a
@@ -24,6 +25,20 @@ struct tr_line {
 
 /* Room for n more bytes in line: 0, or -1 (out of memory). */
 int tr_line_reserve(struct tr_line *line, size_t n);
+
+/*
+ * The text of a print format up to its next conversion, escapes read as
+ * libtraceevent's parse_arg_string() reads them, into text (room for
+ * strlen(fmt) + 1 bytes): the format bytes it takes, or 0 (an escape that
+ * ends the format, which libtraceevent reads past).
+ */
+size_t tr_print_text(const char *fmt, char *text);
+
+/*
+ * What libtraceevent's eval_type_str() keeps of a value cast to type: a
+ * mask (its "unsigned" test is moot: it never sign-extends).
+ */
+unsigned long long tr_cast_mask(const char *type);
 
 /* The plan for ev's records, or NULL: libtraceevent prints them. */
 struct tr_field_plan *tr_field_plan_new(struct tep_event *ev);

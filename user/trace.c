@@ -80,6 +80,11 @@ struct tr_trace {
 	/* who names the kernel functions fields point to (tr_trace_name_functions()) */
 	tr_function_namer namer;
 	void *namer_data;
+	/* the formats passed whole, for report's default text (tr_format_whole()) */
+	struct tep_handle *tep_whole;
+	/* .tracer/printk_formats, by address */
+	struct printk_string *printk;
+	unsigned int nprintk;
 };
 
 /* A problem found while opening, handed out before the first item. */
@@ -268,18 +273,22 @@ static const char *fields_problem(const struct tep_event *ev)
 	return NULL;
 }
 
-/* The parsed format of an entry, or NULL and why not. */
-static struct tep_event *parse_format(struct tr_trace *t, const struct entry *e,
-				      const char *format, const char **why)
+/*
+ * The parsed format of an entry into tep, its print fmt reduced or whole,
+ * or NULL and why not.
+ */
+static struct tep_event *parse_format(struct tep_handle *tep, const struct entry *e,
+				      const char *format, int whole, const char **why)
 {
-	char *sane = tr_format_sanitize(format, e->format_len, e->id, why);
+	char *sane = whole ? tr_format_whole(format, e->format_len, e->id, why) :
+			     tr_format_sanitize(format, e->format_len, e->id, why);
 	struct tep_event *ev = NULL;
 
 	/*
 	 * libtraceevent gives the "ftrace" system's formats a meaning of their
 	 * own; these are tracepoint formats whatever their system is called.
 	 */
-	if (sane && tep_parse_format(t->tep, &ev, sane, strlen(sane), "tracer"))
+	if (sane && tep_parse_format(tep, &ev, sane, strlen(sane), "tracer"))
 		ev = NULL;
 	if (sane && (!ev || (ev->flags & TEP_EVENT_FL_FAILED))) {
 		*why = "libtraceevent cannot parse it";
@@ -316,7 +325,9 @@ static void add_class(struct tr_trace *t, const struct entry *e, const char *for
 	if (!c->system || !c->name)
 		why = "out of memory";
 	else
-		c->tep = parse_format(t, e, format, &why);
+		c->tep = parse_format(t->tep, e, format, 0, &why);
+	if (c->tep)	/* without it, printed by its fields (format.h says why) */
+		c->print = parse_format(t->tep_whole, e, format, 1, &(const char *) { NULL });
 	if (!c->tep)
 		note(t, ".tracer/events: offset %zu: the format of event %u (%s:%s): %s; its records are skipped",
 		     offset, e->id, e->system, e->name, why);
@@ -335,12 +346,14 @@ static int parse_classes(struct tr_trace *t, const char *dir, const char *text, 
 	size_t at;
 
 	t->tep = tep_alloc();
-	if (!t->tep) {
+	t->tep_whole = tep_alloc();
+	if (!t->tep || !t->tep_whole) {
 		snprintf(why, whylen, "out of memory");
 		return -ENOMEM;
 	}
 	/* the recorder's kernel is 64-bit: a pointer-sized field is a pointer */
 	tep_set_long_size(t->tep, 8);
+	tep_set_long_size(t->tep_whole, 8);
 	for (at = 0; at < len; at += e.header_len + e.format_len, entries++) {
 		if (parse_entry(text + at, len - at, &e, problem, sizeof(problem))) {
 			if (!entries) {
@@ -571,6 +584,37 @@ static int printk_line(char *line, unsigned long long *address, char **text)
 	return 1;
 }
 
+/* A string of .tracer/printk_formats at its address. */
+struct printk_string {
+	__u64 address;
+	char *text;
+};
+
+static int printk_order(const void *a, const void *b)
+{
+	const struct printk_string *x = a, *y = b;
+
+	return x->address < y->address ? -1 : x->address > y->address;
+}
+
+/* A printk_line()'s text kept as tep_register_print_string() keeps it: no quotes, no "\n". */
+static void add_printk(struct tr_trace *t, __u64 address, const char *quoted)
+{
+	struct printk_string *more = realloc(t->printk, (t->nprintk + 1) * sizeof(*more));
+	size_t len = strlen(quoted) - 2;
+	char *text;
+
+	if (!more)
+		return;
+	t->printk = more;
+	if (len >= 2 && !memcmp(quoted + 1 + len - 2, "\\n", 2))
+		len -= 2;
+	text = strndup(quoted + 1, len);
+	if (!text)
+		return;
+	more[t->nprintk++] = (struct printk_string) { address, text };
+}
+
 /*
  * .tracer/printk_formats: the strings that pointer fields printed with %s
  * point to (tracefs's printk_formats at record time).  A trace without it
@@ -580,7 +624,7 @@ static void read_printk_formats(struct tr_trace *t)
 {
 	int fd = tr_trace_open_meta(t, TR_TRACE_PRINTK);
 	FILE *in = fd < 0 ? NULL : fdopen(fd, "r");
-	unsigned int bad = 0, count = 0;
+	unsigned int bad = 0;
 	unsigned long long address;
 	char line[4096], *text;
 
@@ -592,17 +636,31 @@ static void read_printk_formats(struct tr_trace *t)
 			     file_error(fd));
 		return;
 	}
-	while (fgets(line, sizeof(line), in) && count < TR_PRINTK_MAX) {
+	while (fgets(line, sizeof(line), in) && t->nprintk < TR_PRINTK_MAX) {
 		line[strcspn(line, "\n")] = 0;
 		if (!printk_line(line, &address, &text))
 			bad++;
 		else if (!tep_register_print_string(t->tep, text, address))
-			count++;
+			add_printk(t, address, text);
 	}
 	fclose(in);
+	qsort(t->printk, t->nprintk, sizeof(*t->printk), printk_order);
 	if (bad)
 		note(t, ".tracer/" TR_TRACE_PRINTK ": %u lines that are no address and string, skipped",
 		     bad);
+}
+
+const char *tr_trace_printk(const struct tr_trace *t, __u64 address)
+{
+	struct printk_string key = { .address = address }, *found;
+
+	found = t->nprintk ? bsearch(&key, t->printk, t->nprintk, sizeof(key), printk_order) : NULL;
+	return found ? found->text : NULL;
+}
+
+const char *tr_trace_function(const struct tr_trace *t, __u64 address, __u64 *start)
+{
+	return t->namer ? t->namer(t->namer_data, address, start) : NULL;
 }
 
 static char *resolve_function(void *data, unsigned long long *address, char **module)
@@ -1111,13 +1169,18 @@ void tr_trace_close(struct tr_trace *t)
 			munmap((void *)t->streams[i].bytes, t->streams[i].size);
 	for (i = 0; i < t->nnotes; i++)
 		free(t->notes[i]);
+	for (i = 0; i < t->nprintk; i++)
+		free(t->printk[i].text);
 	if (t->tep)
 		tep_free(t->tep);
+	if (t->tep_whole)
+		tep_free(t->tep_whole);
 	if (t->meta_fd >= 0)
 		close(t->meta_fd);
 	if (t->dir_fd >= 0)
 		close(t->dir_fd);
 	free(t->notes);
+	free(t->printk);
 	free(t->classes);
 	free(t->streams);
 	free(t->heap);

@@ -28,6 +28,7 @@ struct tr_trace_class {
 	char *system;
 	char *name;
 	struct tep_event *tep;		/* its parsed format; NULL if unusable */
+	struct tep_event *print;	/* the same with its print fmt whole, or NULL */
 };
 
 enum tr_item_kind {
@@ -113,6 +114,12 @@ int tr_trace_open_meta(const struct tr_trace *trace, const char *name);
  */
 typedef const char *(*tr_function_namer)(void *data, __u64 address, __u64 *start);
 int tr_trace_name_functions(struct tr_trace *trace, tr_function_namer namer, void *data);
+
+/* The string of .tracer/printk_formats at address, or NULL. */
+const char *tr_trace_printk(const struct tr_trace *trace, __u64 address);
+
+/* The name tr_trace_name_functions()'s namer gives address (and *start), or NULL. */
+const char *tr_trace_function(const struct tr_trace *trace, __u64 address, __u64 *start);
 
 /* The most strings of .tracer/printk_formats read (a kernel has a few hundred). */
 #define TR_PRINTK_MAX		100000

@@ -17,6 +17,7 @@
 #include "tap.h"
 #include "format.h"
 #include "print_fields.h"
+#include "print_format.h"
 #include "records.h"
 
 /* Some fields small (padding, "(nil)", 0), some strings printable, the rest random. */
@@ -138,6 +139,106 @@ static void every_tracefs_format_prints_as_libtraceevent(void)
 	EXPECT(planned * 10 >= formats * 8);
 }
 
+/*
+ * A format passed whole: the plan prints random records of it as
+ * tep_print_event() does, except those it says are short of what the
+ * format reads (counted in *short_records), where libtraceevent reads
+ * outside the record or dies of a division by zero.  1 if it has a plan and they agree, 0 if it has
+ * none, -1 on a difference (said).
+ */
+static int compare_print(const char *label, const char *whole, unsigned int records,
+			 unsigned int *short_records)
+{
+	struct tep_handle *ref_tep = tep_alloc(), *fast_tep = tep_alloc();
+	static unsigned char data[65536 + 512];
+	struct tep_event *ref = parse(ref_tep, whole, "tracer");
+	struct tep_event *fast = parse(fast_tep, whole, "tracer");
+	struct tr_print_plan *plan = fast ? tr_print_plan_new(fast, NULL) : NULL;
+	struct tr_line line = { NULL, 0, 0 };
+	struct trace_seq seq;
+	int result = plan ? 1 : 0;
+	unsigned int r;
+
+	tep_set_long_size(ref_tep, 8);
+	tep_set_long_size(fast_tep, 8);
+	trace_seq_init(&seq);
+	for (r = 0; plan && r < records; r++) {
+		unsigned int len = random_record(ref, data, sizeof(data) - 1);
+		struct tep_record rec = { .data = data, .size = len };
+		__u16 type = ref->id;
+		int printed;
+
+		tame(ref, data, len);
+		/* tep_print_event() finds the event by common_type */
+		memcpy(data, &type, sizeof(type));
+		line.len = 0;
+		printed = tr_print_plan_print(plan, data, len, &line);
+		if (printed < 0 || tr_line_reserve(&line, 1)) {
+			tap_fail(__FILE__, __LINE__, "memory for a line");
+			result = -1;
+			break;
+		}
+		line.buf[line.len] = 0;
+		/* libtraceevent would read outside the record, or die */
+		if (printed == 1) {
+			(*short_records)++;
+			continue;
+		}
+		trace_seq_reset(&seq);
+		tep_print_event(ref_tep, &seq, &rec, "%s", TEP_PRINT_INFO);
+		trace_seq_terminate(&seq);
+		if (strcmp(seq.buffer, line.buf)) {
+			tap_fail(__FILE__, __LINE__, "the plan prints the print fmt as libtraceevent");
+			tap_diag("  %s, record %u\n#   libtraceevent: %s\n#   plan:          %s",
+				 label, r, seq.buffer, line.buf);
+			result = -1;
+			break;
+		}
+	}
+	trace_seq_destroy(&seq);
+	free(line.buf);
+	tr_print_plan_free(plan);
+	tep_free(ref_tep);
+	tep_free(fast_tep);
+	return result;
+}
+
+static void every_tracefs_print_fmt_prints_as_libtraceevent(void)
+{
+	char **systems = tracefs_event_systems(NULL);
+	unsigned int formats = 0, whole = 0, planned = 0, short_records = 0;
+	int i, j;
+
+	for (i = 0; systems && systems[i]; i++) {
+		char **events = tracefs_system_events(NULL, systems[i]);
+
+		for (j = 0; events && events[j] && strcmp(systems[i], "ftrace"); j++) {
+			char *format, *text, label[256];
+			const char *why;
+			int size = 0;
+
+			format = tracefs_event_file_read(NULL, systems[i], events[j], "format", &size);
+			text = format ? tr_format_whole(format, size, 7, &why) : NULL;
+			snprintf(label, sizeof(label), "%s:%s", systems[i], events[j]);
+			formats += format != NULL;
+			if (text) {
+				whole++;
+				planned += compare_print(label, text, 60, &short_records) == 1;
+			} else if (getenv("PRINT_TEST_VERBOSE")) {
+				tap_diag("not whole: %s: %s", label, why);
+			}
+			free(text);
+			free(format);
+		}
+		tracefs_list_free(events);
+	}
+	tracefs_list_free(systems);
+	tap_diag("%u of %u formats passed whole, %u of them printed by the plan (%u short records "
+		 "left out)", whole, formats, planned, short_records);
+	EXPECT(formats > 100);
+	EXPECT(planned * 10 >= formats * 7);
+}
+
 #define HEAD \
 	"name: quirks\nID: 9\nformat:\n" \
 	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n" \
@@ -195,12 +296,66 @@ static void libtraceevent_quirks_print_alike(void)
 	EXPECT_EQ(quirk("\"%pS\", REC->e"), 0);
 }
 
+/*
+ * 1 if the plan prints a print fmt passed whole as tep_print_event() does,
+ * -1 if not; 0 if the format is not passed whole or has no plan.
+ */
+static int print_quirk(const char *print)
+{
+	unsigned int short_records = 0;
+	char text[4096], *whole;
+	const char *why;
+	int result;
+
+	snprintf(text, sizeof(text), "%s%s\n", HEAD, print);
+	whole = tr_format_whole(text, strlen(text), 9, &why);
+	if (!whole)
+		return 0;
+	result = compare_print(print, whole, 2000, &short_records);
+	free(whole);
+	return result;
+}
+
+static void print_formats_print_as_libtraceevent(void)
+{
+	/* sched_switch's shape: ?: choosing strings, flags with a delimiter and a rest */
+	EXPECT_EQ(print_quirk("\"a=%d %s%s\", REC->a, REC->a & 3 ? __print_flags(REC->a & 3, \"|\", "
+			      "{ 1, \"S\" }, { 2, \"D\" }) : \"R\", REC->a & 4 ? \"+\" : \"\""), 1);
+	EXPECT_EQ(print_quirk("\"%s %s\", __print_flags(REC->b, \",\", { 0x1, \"A\" }, { 0x6, \"BC\" }), "
+			      "__print_symbolic(REC->d, { 0, \"zero\" }, { 1, \"one\" })"), 1);
+	/* conversions libtraceevent does not know print as ">c<" and take nothing */
+	EXPECT_EQ(print_quirk("\"%c %+d\", REC->a, REC->a"), 1);
+	/* functions without names, pointers */
+	EXPECT_EQ(print_quirk("\"%pS %ps %p\", REC->e, REC->b, REC->e"), 1);
+	/* buffers, indexes, arithmetic, casts, widths and precisions */
+	EXPECT_EQ(print_quirk("\"%s|%s\", __print_hex(REC->i, 6), "
+			      "__print_array(__get_dynamic_array(h), __get_dynamic_array_len(h), 1)"), 1);
+	EXPECT_EQ(print_quirk("\"%d %u %llu %lx\", REC->i[2], (u8)REC->a / 3, REC->b % 0x10UL, "
+			      "(REC->b >> 40) | ~REC->f"), 1);
+	EXPECT_EQ(print_quirk("\"%-8s|%.3s|%*d|%.*s\", REC->g, __get_str(h), REC->d, REC->a, "
+			      "REC->c, __get_str(h)"), 1);
+	/* not passed whole: names the kernel left in, sizeof, function calls */
+	EXPECT_EQ(print_quirk("\"%d\", FOO_BAR"), 0);
+	EXPECT_EQ(print_quirk("\"%d\", sizeof(int)"), 0);
+	EXPECT_EQ(print_quirk("\"%d\", jiffies_to_msecs(REC->a)"), 0);
+	/* divisors libtraceevent might fold to 0 as it parses, and die */
+	EXPECT_EQ(print_quirk("\"%d\", REC->a / (2 - 2)"), 0);
+	EXPECT_EQ(print_quirk("\"%d\", REC->a % 0x0"), 0);
+	EXPECT_EQ(print_quirk("\"%d\", REC->a / 2 - 2"), 0);
+	EXPECT_EQ(print_quirk("\"%lu\", REC->b / REC->d"), 0);
+	/* passed whole, no plan: an IPv4 address */
+	EXPECT_EQ(print_quirk("\"%pI4\", REC->i"), 0);
+}
+
 int main(void)
 {
 	if (!tracefs_tracing_dir() || !tracefs_event_systems(NULL))
 		tap_skip("every_tracefs_format_prints_as_libtraceevent", "tracefs is not readable");
 	else
 		TAP_RUN(every_tracefs_format_prints_as_libtraceevent);
+	if (tracefs_tracing_dir() && tracefs_event_systems(NULL))
+		TAP_RUN(every_tracefs_print_fmt_prints_as_libtraceevent);
 	TAP_RUN(libtraceevent_quirks_print_alike);
+	TAP_RUN(print_formats_print_as_libtraceevent);
 	return tap_done();
 }
