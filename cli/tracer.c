@@ -84,7 +84,8 @@ static const char usage_record[] =
 "      --event GLOB       only these events, e.g. 'sched:*' or sched_switch; repeat for more\n" \
 "      --start TIME       only from TIME on: seconds as report prints them (12345.000067890),\n" \
 "                         or +SECONDS after the trace's first record, at its start (+1.5)\n" \
-"      --end TIME         only up to TIME, the same way\n"
+"      --end TIME         only up to TIME, the same way\n" \
+"      --raw              text: each event's fields as name=value, not its tracepoint's print format\n"
 
 static const char usage_report[] =
 "usage: tracer report [options] [DIR]\n"
@@ -604,8 +605,8 @@ static int parse_time(const char *option, const char *text, struct tr_report_tim
 }
 
 /* The options report and export share: which events, from which trace. */
-enum { OPT_CPU = 256, OPT_PID, OPT_TID, OPT_EVENT, OPT_START, OPT_END, OPT_FOLDED, OPT_STATS,
-       OPT_FORMAT };
+enum { OPT_CPU = 256, OPT_PID, OPT_TID, OPT_EVENT, OPT_START, OPT_END, OPT_RAW, OPT_FOLDED,
+       OPT_STATS, OPT_FORMAT };
 #define SELECT_OPTIONS \
 	{ "cpu", required_argument, NULL, OPT_CPU }, \
 	{ "pid", required_argument, NULL, OPT_PID }, \
@@ -613,6 +614,7 @@ enum { OPT_CPU = 256, OPT_PID, OPT_TID, OPT_EVENT, OPT_START, OPT_END, OPT_FOLDE
 	{ "event", required_argument, NULL, OPT_EVENT }, \
 	{ "start", required_argument, NULL, OPT_START }, \
 	{ "end", required_argument, NULL, OPT_END }, \
+	{ "raw", no_argument, NULL, OPT_RAW }, \
 	{ "help", no_argument, NULL, 'h' }
 
 static int select_option(struct tr_report_opts *o, const char **events, int c)
@@ -628,6 +630,9 @@ static int select_option(struct tr_report_opts *o, const char **events, int c)
 		return parse_event("--event", optarg);
 	case OPT_START: return parse_time("--start", optarg, &o->start);
 	case OPT_END: return parse_time("--end", optarg, &o->end);
+	case OPT_RAW:
+		o->raw = 1;
+		return 0;
 	default: return -EINVAL;
 	}
 }

@@ -20,7 +20,7 @@ FLOOD=(--flight-recorder --buffer-size 64K --subbuf-size 16K -e syscalls:sys_ent
 EXITS_THEN_FLOOD="for i in \$(seq 20); do /bin/true; done; $GETPPID 200000"
 
 # The exits of /bin/true in a trace, as report and as babeltrace2 see them.
-exits_in_report() { "$TRACER" report "$1" | grep -c ' sched:sched_process_exit: .*comm=true '; }
+exits_in_report() { "$TRACER" report --raw "$1" | grep -c ' sched:sched_process_exit: .*comm=true '; }
 exits_in_babeltrace2() { babeltrace2 "$1" | grep ' sched:sched_process_exit: ' | grep -c 'comm = "true"'; }
 
 # "N overwritten" of the summary's lines for one channel.
@@ -36,7 +36,7 @@ flood_spares_the_rare_channel() {
 		{ diag "$log"; return 1; }
 	[ "$(exits_in_report "$trace")" = 20 ] && [ "$(exits_in_babeltrace2 "$trace")" = 20 ] ||
 		{ echo "# report: $(exits_in_report "$trace"), babeltrace2: $(exits_in_babeltrace2 "$trace") exits of true"; return 1; }
-	calls=$("$TRACER" report "$trace" | grep -c ' syscalls:sys_enter_getppid: ')
+	calls=$("$TRACER" report --raw "$trace" | grep -c ' syscalls:sys_enter_getppid: ')
 	[ "$(overwritten "$log" channel0)" -gt 0 ] && [ "$calls" -gt 0 ] && [ "$calls" -lt 200000 ] ||
 		{ echo "# the flood did not overwrite: $calls calls in the snapshot"; diag "$log"; return 1; }
 	[ "$(overwritten "$log" rare)" = 0 ] || { diag "$log"; return 1; }
@@ -89,7 +89,7 @@ check "each channel's geometry: in the metadata, and its packets (stream_id, siz
 
 # The fds of the close() calls in a trace, one per line.
 fds_of() { # fds_of TRACE
-	"$TRACER" report "$1" | grep -o 'sys_enter_close: .* fd=0x[0-9a-f]*' |
+	"$TRACER" report --raw "$1" | grep -o 'sys_enter_close: .* fd=0x[0-9a-f]*' |
 		sed 's/.*fd=//' | while read -r hex; do echo $((hex)); done
 }
 

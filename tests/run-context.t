@@ -30,7 +30,7 @@ read -r pid _ <"$work/threads.out"
 
 recorded() {
 	[ "$status" = 0 ] && [ "$(wc -l <"$work/threads.out")" = 4 ] &&
-		"$TRACER" report "$work/t" >"$work/report" 2>"$work/report.err" && [ ! -s "$work/report.err" ] ||
+		"$TRACER" report --raw "$work/t" >"$work/report" 2>"$work/report.err" && [ ! -s "$work/report.err" ] ||
 		{ echo "# exit $status"; diag "$work/record.log" "$work/report.err"; return 1; }
 }
 check "the threaded workload recorded; report reads it without a complaint" recorded
@@ -54,11 +54,11 @@ check "report: each thread's calls under its name, its process id and its thread
 selected() {
 	local worker
 	worker=$(awk '$3 == "tr-worker-1" { print $2 }' "$work/threads.out")
-	[ "$("$TRACER" report --pid "$pid" "$work/t" | grep -c ' syscalls:sys_enter_getppid: ')" = 65 ] &&
-		[ "$("$TRACER" report --pid "$pid" "$work/t" | wc -l)" = 65 ] &&
-		[ "$("$TRACER" report --tid "$worker" "$work/t" | wc -l)" = 20 ] &&
-		[ "$("$TRACER" report --tid "$pid" "$work/t" | wc -l)" = 5 ] &&
-		[ "$("$TRACER" report --pid "$worker" "$work/t" | wc -l)" = 0 ]
+	[ "$("$TRACER" report --raw --pid "$pid" "$work/t" | grep -c ' syscalls:sys_enter_getppid: ')" = 65 ] &&
+		[ "$("$TRACER" report --raw --pid "$pid" "$work/t" | wc -l)" = 65 ] &&
+		[ "$("$TRACER" report --raw --tid "$worker" "$work/t" | wc -l)" = 20 ] &&
+		[ "$("$TRACER" report --raw --tid "$pid" "$work/t" | wc -l)" = 5 ] &&
+		[ "$("$TRACER" report --raw --pid "$worker" "$work/t" | wc -l)" = 0 ]
 }
 check "report --pid selects the process's 65 calls, --tid one thread's" selected
 
@@ -73,7 +73,7 @@ in_babeltrace2() {
 check "babeltrace2 reads each call's process and thread ids from the trace's context" in_babeltrace2
 
 # tracer:task_state records: "pid=TID tgid=PID ppid=PPID reason=R comm=NAME".
-task_states() { "$TRACER" report --event tracer:task_state "$work/t" | sed 's/.*tracer:task_state: *//'; }
+task_states() { "$TRACER" report --raw --event tracer:task_state "$work/t" | sed 's/.*tracer:task_state: *//'; }
 
 # Each thread appears (reason 1) with its process and the recorder as the
 # process's parent, then takes its name (reason 2), as ftrace saw it.
@@ -112,9 +112,9 @@ snapshot_dump() {
 		sh -c "$THREADS 2 >/dev/null; $TRACER snapshot -o $work/fr >/dev/null; echo \$\$ >$work/shell" 2>"$log" ||
 		{ diag "$log"; return 1; }
 	shell=$(cat "$work/shell")
-	"$TRACER" report --event tracer:task_state "$work/fr/snapshot-1" >"$work/snap-states" &&
+	"$TRACER" report --raw --event tracer:task_state "$work/fr/snapshot-1" >"$work/snap-states" &&
 		grep -q "tracer:task_state: *pid=$shell tgid=$shell .* reason=0 comm=sh$" "$work/snap-states" &&
-		[ "$("$TRACER" report "$work/fr/snapshot-1" | awk '$1 ~ /^tr-/' | wc -l)" = 35 ] ||
+		[ "$("$TRACER" report --raw "$work/fr/snapshot-1" | awk '$1 ~ /^tr-/' | wc -l)" = 35 ] ||
 		{ echo "# snapshot-1: no dump record of the shell $shell, or unnamed calls"; diag "$log"; return 1; }
 }
 check "a snapshot starts with a state dump; the calls in it are named" snapshot_dump
@@ -136,7 +136,7 @@ context_recorded() {
 	"$TRACER" record --context cgroup,uid,gid,prio,nice -o "$work/ctx" -e syscalls:sys_enter_exit_group -- \
 		sh -c "echo \$\$ >$cgroup/cgroup.procs && exec nice -n 7 setpriv --reuid=65534 --regid=65534 --clear-groups /bin/true" \
 		2>"$work/ctx.log" || { diag "$work/ctx.log"; return 1; }
-	"$TRACER" report "$work/ctx" >"$work/ctx.report" || return 1
+	"$TRACER" report --raw "$work/ctx" >"$work/ctx.report" || return 1
 	[ "$(grep -c ' syscalls:sys_enter_exit_group: ' "$work/ctx.report")" = 1 ] &&
 		grep -q "^ *true .* syscalls:sys_enter_exit_group: .* {cgroup=$(stat -c %i "$cgroup"), uid=65534, gid=65534, prio=127, nice=7}$" \
 			"$work/ctx.report" || { diag "$work/ctx.report"; return 1; }
@@ -154,7 +154,7 @@ check "babeltrace2 reads the context fields from the metadata" context_in_babelt
 # A .tracer/context that names one field more than the records carry.
 context_damaged() {
 	cp -r "$work/ctx" "$work/ctx-bad" && echo prio >>"$work/ctx-bad/.tracer/context"
-	"$TRACER" report "$work/ctx-bad" >/dev/null 2>"$work/ctx-bad.err"
+	"$TRACER" report --raw "$work/ctx-bad" >/dev/null 2>"$work/ctx-bad.err"
 	local got=$?
 	[ "$got" = 1 ] && grep -q 'record at offset [0-9]*: no room for its 6 context fields after byte 24 of 64; record skipped$' \
 		"$work/ctx-bad.err" || { echo "# exit $got"; diag "$work/ctx-bad.err"; return 1; }

@@ -1,7 +1,8 @@
 #!/bin/bash
-# report prints fields as the kernel formats them, checked against an
-# ftrace instance of our own on the same events at the same time: the
-# strings rcu:rcu_utilization's const char * field points to (from the
+# report prints events as the kernel formats them, checked against an
+# ftrace instance of our own on the same events at the same time: each
+# event's text by its print format (sched_switch's prev_state=S ==> ...),
+# the strings rcu:rcu_utilization's const char * field points to (from the
 # trace's printk_formats) and the functions timer:timer_start names
 # (%ps, from the trace's kallsyms).  The instance traces from before the
 # recorder attaches to after it detaches, so every value report prints
@@ -15,14 +16,15 @@ require_root "needs root for BPF and tracefs"
 use_tracefs
 use_instance print
 
-echo "1..6"
+echo "1..8"
 
-for ev in rcu/rcu_utilization timer/timer_start; do
+for ev in rcu/rcu_utilization timer/timer_start sched/sched_switch sched/sched_waking; do
 	echo 1 >"$instance/events/$ev/enable"
 done
 echo 8192 >"$instance/buffer_size_kb"
 echo 1 >"$instance/tracing_on"
 "$TRACER" record -a -o "$work/t" -e rcu:rcu_utilization -e timer:timer_start \
+	-e sched:sched_switch -e sched:sched_waking \
 	--duration 1 2>"$work/record.log"
 status=$?
 echo 0 >"$instance/tracing_on"
@@ -36,8 +38,9 @@ check "the recording and its report succeed, ftrace lost nothing" \
 	sh -c "[ $status = 0 ] && [ $report_status = 0 ] && [ $(overruns) = 0 ]" ||
 	diag "$work/record.log" "$work/report.err"
 
-# same_values EVENT: each CPU's values in report (rcu: "s=TEXT"; timer:
-# "function=NAME ... expires=N") are among ftrace's of that CPU.
+# same_values EVENT: each CPU's values in report are among ftrace's of
+# that CPU: the whole text, as the event's print format makes it (timer:
+# "function=NAME" and "expires=N"; ftrace hashes the %p pointers).
 same_values() {
 	python3 - "$1" "$work/report.txt" "$work/ftrace.txt" <<'EOF'
 import re, sys
@@ -50,8 +53,10 @@ def values(path, ours):
         if not m or (ours and (event + ":") not in line):
             continue
         text = m.group(2).strip()
-        if event.endswith("rcu_utilization"):
-            value = text[2:] if ours else text          # report: "s=TEXT"
+        if event.endswith("sched_switch") and "prev_pid=0 " in text:
+            continue        # the instance misses the idle task's switches (above)
+        if not event.endswith("timer_start"):
+            value = text
         else:
             f = re.search(r"function=(\S+)", text)
             e = re.search(r"expires=(\d+)", text)
@@ -76,6 +81,8 @@ EOF
 
 check "rcu_utilization's strings are the kernel's, as ftrace prints them" same_values rcu:rcu_utilization
 check "timer_start's functions are named as ftrace names them" same_values timer:timer_start
+check "sched_switch prints as ftrace prints it (prev_state=S ==> ...)" same_values sched:sched_switch
+check "sched_waking prints as ftrace prints it" same_values sched:sched_waking
 
 # babeltrace2 shows the same pointers, in hex, as the numbers export writes.
 pointers_in_hex() {
@@ -94,7 +101,7 @@ check "babeltrace2 names timer:timer_start and shows its function pointer in hex
 
 # A damaged printk_formats: its bad lines said and skipped, its good ones used.
 cp -r "$work/t" "$work/bad"
-said=$(grep -m1 -o 'rcu:rcu_utilization:  s=.*' "$work/report.txt" | cut -d= -f2-)
+said=$(grep -m1 -o 'rcu:rcu_utilization: .*' "$work/report.txt" | cut -d' ' -f2-)
 good=$(grep -m1 -F " : \"$said\"" "$work/t/.tracer/printk_formats")
 printf '%s\n' '0xzz : "x"' '0xffffffff81000000 : "a"' '0xffffffff81000000 : "no end' \
 	"$(printf '0x1 : "\001\002"')" "$good" >"$work/bad/.tracer/printk_formats"
@@ -103,4 +110,4 @@ check "a damaged printk_formats is said, line by line counted" \
 	grep -q 'printk_formats: 4 lines that are no address and string, skipped' "$work/bad.err" ||
 	diag "$work/bad.err"
 check "and its good line still names its string" \
-	sh -c "[ -n '$said' ] && grep -qF 'rcu:rcu_utilization:  s=$said' '$work/bad.txt'"
+	sh -c "[ -n '$said' ] && grep -qF 'rcu:rcu_utilization: $said' '$work/bad.txt'"

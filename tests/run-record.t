@@ -185,7 +185,7 @@ discard_mode_counts_every_loss() {
 	[ $((shown + lost)) = 20000 ] && grep -q 'buffer full' "$work/discard.txt" ||
 		{ echo "# report: $shown events + $lost lost"; return 1; }
 	# Discard keeps the oldest: the first event survives.
-	grep -m1 'sys_enter_close: ' "$work/discard.txt" | grep -q 'fd=0x0*186a0$'
+	grep -m1 'sys_enter_close: ' "$work/discard.txt" | grep -q 'fd: 0x0*186a0$'
 }
 check "discard mode, stalled consumer: recorded + lost == emitted, loss shown where it happened" \
 	discard_mode_counts_every_loss
@@ -195,7 +195,7 @@ overwrite_mode_keeps_the_newest() {
 	summary_adds_up "$work/overwrite.log" 20000 || { diag "$work/overwrite.log"; return 1; }
 	"$TRACER" report "$work/overwrite" >"$work/overwrite.txt" || return 1
 	grep -q 'sub-buffers overwritten' "$work/overwrite.txt" &&
-		grep 'sys_enter_close: ' "$work/overwrite.txt" | tail -1 | grep -q 'fd=0x0*1d4bf$' ||
+		grep 'sys_enter_close: ' "$work/overwrite.txt" | tail -1 | grep -q 'fd: 0x0*1d4bf$' ||
 		{ tail -2 "$work/overwrite.txt" | diag; return 1; }
 }
 check "overwrite mode, stalled consumer: the newest events survive, overwritten sub-buffers reported" \

@@ -18,7 +18,7 @@ FLIGHT=(--flight-recorder --buffer-size 64K --subbuf-size 4K
 
 # The fds a snapshot's close() calls carry, in the order report prints them.
 fds_of() { # fds_of SNAPSHOT
-	"$TRACER" report "$1" | grep -o 'sys_enter_close: .* fd=0x[0-9a-f]*' |
+	"$TRACER" report --raw "$1" | grep -o 'sys_enter_close: .* fd=0x[0-9a-f]*' |
 		sed 's/.*fd=//' | while read -r hex; do echo $((hex)); done
 }
 
@@ -68,7 +68,7 @@ by_signal_and_at_the_end() {
 	kill -INT "$recorder"
 	wait "$recorder" || { diag "$log"; return 1; }
 	grep -q '^tracer record: 2 snapshots, ' "$log" || { diag "$log"; return 1; }
-	"$TRACER" report "$work/fr" 2>&1 | grep -q "holds a flight recorder's snapshots, each a trace: $work/fr/snapshot-1" ||
+	"$TRACER" report --raw "$work/fr" 2>&1 | grep -q "holds a flight recorder's snapshots, each a trace: $work/fr/snapshot-1" ||
 		{ echo "# report of the recording's directory does not point at its snapshots"; return 1; }
 	newest_contiguous "$work/fr/snapshot-1" 104999 1000 || return 1
 	newest_contiguous "$work/fr/snapshot-2" 102999 1000 || return 1

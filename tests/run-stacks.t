@@ -86,7 +86,7 @@ echo "1..12"
 
 one_tracepoint() {
 	record_chain "$work/t" -e syscalls:sys_enter_getppid || return 1
-	"$TRACER" report "$work/t" >"$work/report" 2>"$work/report.err" && [ ! -s "$work/report.err" ] &&
+	"$TRACER" report --raw "$work/t" >"$work/report" 2>"$work/report.err" && [ ! -s "$work/report.err" ] &&
 		[ "$(grep -c ' syscalls:sys_enter_getppid: ' "$work/report")" = "$CALLS" ] ||
 		{ diag "$work/report.err"; return 1; }
 	stacks_as_known "$work/report"
@@ -94,7 +94,7 @@ one_tracepoint() {
 check "-g: each call's user stack is the chain, its kernel stack ends as ftrace's" one_tracepoint
 
 folded() {
-	"$TRACER" report --folded "$work/t" >"$work/folded" || return 1
+	"$TRACER" report --raw --folded "$work/t" >"$work/folded" || return 1
 	local line count
 	line=$(grep '^callchain;' "$work/folded")
 	count=$(awk '/^callchain;/ { n += $NF } END { print n + 0 }' "$work/folded")
@@ -107,7 +107,7 @@ check "report --folded: the calls under one stack, outermost first, counts addin
 # The state dump's tracer:vm_map records of the chain, against what
 # /proc/PID/maps showed of its code while it lived.
 maps_as_proc() {
-	"$TRACER" report --event tracer:vm_map "$work/t" >"$work/vm_map" || return 1
+	"$TRACER" report --raw --event tracer:vm_map "$work/t" >"$work/vm_map" || return 1
 	python3 - "$work/t.procmaps" "$work/vm_map" "$(cat "$work/t.pid")" <<'EOF'
 import re, sys
 proc = set()
@@ -134,10 +134,10 @@ check "the state dump's mapping records of the chain are its code mappings in /p
 # mmap() wrote into the trace.
 short_lived() {
 	"$TRACER" record -g -o "$work/short" -e syscalls:sys_enter_getppid -- "$CHAIN" "$CALLS" \
-		2>"$work/short.log" && "$TRACER" report "$work/short" >"$work/short.report" ||
+		2>"$work/short.log" && "$TRACER" report --raw "$work/short" >"$work/short.report" ||
 		{ diag "$work/short.log"; return 1; }
 	[ "$(chained "$work/short.report")" = "$CALLS" ] &&
-		"$TRACER" report --event tracer:vm_map "$work/short" | grep -q "reason=1 .*path=$(realpath "$CHAIN")\$" ||
+		"$TRACER" report --raw --event tracer:vm_map "$work/short" | grep -q "reason=1 .*path=$(realpath "$CHAIN")\$" ||
 		{ head -n 20 "$work/short.report" | diag; return 1; }
 }
 check "a command that exits at once: every call's user stack is the chain, named" short_lived
@@ -147,11 +147,11 @@ check "a command that exits at once: every call's user stack is the chain, named
 forked_child() {
 	local child
 	"$TRACER" record -g -o "$work/forked" -e syscalls:sys_enter_getppid -- "$CHAIN" -f "$CALLS" \
-		2>"$work/forked.log" && "$TRACER" report "$work/forked" >"$work/forked.report" ||
+		2>"$work/forked.log" && "$TRACER" report --raw "$work/forked" >"$work/forked.report" ||
 		{ diag "$work/forked.log"; return 1; }
 	child=$(awk '/ syscalls:sys_enter_getppid: / { print $2; exit }' "$work/forked.report")
 	[ -n "$child" ] && [ "$(chained "$work/forked.report")" = "$CALLS" ] &&
-		! "$TRACER" report --event tracer:vm_map "$work/forked" | grep -q " pid=$child " ||
+		! "$TRACER" report --raw --event tracer:vm_map "$work/forked" | grep -q " pid=$child " ||
 		{ echo "# child $child"; head -n 20 "$work/forked.report" | diag; return 1; }
 }
 check "a forked child that did not exec: its user stacks named through its parent's mappings" forked_child
@@ -167,7 +167,7 @@ check "babeltrace2 reads each call's stacks from the trace's metadata" in_babelt
 # 64 system call events or more come from the raw sys_enter tracepoint.
 raw_syscall_program() {
 	record_chain "$work/raw" -e 'syscalls:sys_enter_*' || return 1
-	"$TRACER" report --event sys_enter_getppid "$work/raw" >"$work/raw.report" || return 1
+	"$TRACER" report --raw --event sys_enter_getppid "$work/raw" >"$work/raw.report" || return 1
 	[ "$(grep -c ' syscalls:sys_enter_getppid: ' "$work/raw.report")" = "$CALLS" ] &&
 		stacks_as_known "$work/raw.report"
 }
@@ -187,7 +187,7 @@ fork_stack() {
 	local status=$?
 	echo 0 >"$fork_event/enable"
 	echo '!stacktrace if parent_comm == "tr-forker"' >"$fork_event/trigger"
-	[ "$status" = 0 ] && "$TRACER" report "$work/fork" >"$work/fork.report" || { diag "$work/fork.log"; return 1; }
+	[ "$status" = 0 ] && "$TRACER" report --raw "$work/fork" >"$work/fork.report" || { diag "$work/fork.log"; return 1; }
 	theirs=$(ftrace_stack)
 	ours=$(first_stack "$work/fork.report" kernel | tail -n "$(echo "$theirs" | wc -l)")
 	[ -n "$theirs" ] && [ "$ours" = "$theirs" ] ||
@@ -197,7 +197,7 @@ check "-g on a tracepoint program: sched_process_fork's kernel stack ends as ftr
 
 kernel_only() {
 	record_chain "$work/k" --call-graph kernel -e syscalls:sys_enter_getppid || return 1
-	"$TRACER" report "$work/k" >"$work/k.report" || return 1
+	"$TRACER" report --raw "$work/k" >"$work/k.report" || return 1
 	[ -z "$(first_stack "$work/k.report" user)" ] && [ -n "$(first_stack "$work/k.report" kernel)" ]
 }
 check "--call-graph kernel: kernel frames only" kernel_only
@@ -225,7 +225,7 @@ for path in sorted(glob.glob(sys.argv[1] + "/channel0_*")):
         p += max(packet // 8, 104)
 sys.exit(1)
 EOF
-	"$TRACER" report "$work/bad" >"$work/bad.out" 2>"$work/bad.err"
+	"$TRACER" report --raw "$work/bad" >"$work/bad.out" 2>"$work/bad.err"
 	local got=$?
 	[ "$got" = 1 ] && [ "$(wc -l <"$work/bad.err")" = 1 ] &&
 		grep -q 'record at offset [0-9]*: its stacks (60000 kernel and [0-9]* user frames) end at byte' "$work/bad.err" &&

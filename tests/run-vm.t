@@ -92,7 +92,7 @@ came_back() { # came_back TRACE
 
 report_of() { # report_of TRACE: tracer report's lines in $run/TRACE.report
 	came_back "$1" || return 1
-	"$TRACER" report "$run/traces/$1" >"$run/$1.report" 2>"$run/$1.report-err" ||
+	"$TRACER" report --raw "$run/traces/$1" >"$run/$1.report" 2>"$run/$1.report-err" ||
 		{ diag "$run/$1.report-err"; return 1; }
 }
 
@@ -206,7 +206,7 @@ channels_in_report_and_babeltrace2() {
 newest_calls() { # newest_calls SNAPSHOT LAST
 	local dir=$run/traces/flight-kmod/$1 count first last bt
 	[ -e "$dir/metadata" ] || { echo "# the VM sent no flight-kmod/$1"; return 1; }
-	"$TRACER" report "$dir" | grep -o 'sys_enter_close: .* fd=0x[0-9a-f]*' | sed 's/.*fd=//' |
+	"$TRACER" report --raw "$dir" | grep -o 'sys_enter_close: .* fd=0x[0-9a-f]*' | sed 's/.*fd=//' |
 		while read -r hex; do echo $((hex)); done >"$run/$1.fds"
 	count=$(wc -l <"$run/$1.fds") first=$(head -n 1 "$run/$1.fds") last=$(tail -n 1 "$run/$1.fds")
 	bt=$(babeltrace2 "$dir" 2>/dev/null | grep -c ' syscalls:sys_enter_close: ')

@@ -11,6 +11,7 @@
 
 #include "report.h"
 #include "print_fields.h"
+#include "print_format.h"
 #include "stacks.h"
 #include "trace.h"
 #include "cpus.h"
@@ -52,7 +53,8 @@ static struct tep_record record_of(const struct tr_item *it)
  */
 struct class_memo {
 	struct tr_field_plan *plan;	/* its fields' printing plan, or NULL */
-	__u8 planned;			/* the plan was tried */
+	struct tr_print_plan *print;	/* its print format's, or NULL */
+	__u8 planned;			/* the plans were tried */
 	__s8 wanted;			/* class_wanted(), or -1: not worked out yet */
 	__s8 names_tasks;		/* has a comm and pid pair, or -1: not worked out yet */
 };
@@ -83,8 +85,10 @@ static struct class_memo *memo_of(struct class_memos *m, const struct tr_item *i
 
 static void memos_free(struct class_memos *m)
 {
-	while (m->n)
+	while (m->n) {
 		tr_field_plan_free(m->by_id[--m->n].plan);
+		tr_print_plan_free(m->by_id[m->n].print);
+	}
 	free(m->by_id);
 }
 
@@ -300,7 +304,9 @@ struct sink {
 	enum tr_report_format format;
 	struct trace_seq seq;
 	struct tr_line line;		/* the text line being built */
-	struct class_memos *memos;	/* the report's, for the fields' printing plans */
+	struct class_memos *memos;	/* the report's, for the printing plans */
+	const struct tr_trace *trace;	/* what print formats name: strings, functions */
+	int raw;			/* --raw: fields, never print formats */
 	const char *const *context;	/* the names of its context fields */
 	unsigned int ncontext;
 	struct tr_symbols *symbols;	/* text or folded stacks of a trace with stacks */
@@ -329,16 +335,17 @@ static void print_context(const struct sink *k, const struct tr_item *it)
 	fputc('}', k->out);
 }
 
-/* The plan for the fields of it's class, made on its first record; NULL: none. */
-static const struct tr_field_plan *plan_of(struct sink *k, const struct tr_item *it)
+/* The memo of it's class with its printing plans made, on its first record; NULL: none. */
+static const struct class_memo *plans_of(struct sink *k, const struct tr_item *it)
 {
 	struct class_memo *memo = memo_of(k->memos, it);
 
 	if (memo && !memo->planned) {
 		memo->plan = tr_field_plan_new(it->class->tep);
+		memo->print = tr_print_plan_new(it->class->print, k->trace);
 		memo->planned = 1;
 	}
-	return memo ? memo->plan : NULL;
+	return memo;
 }
 
 static char *put_string(char *p, const char *s, size_t n)
@@ -413,15 +420,21 @@ static int put_prefix(struct sink *k, const struct tr_tasks *tasks, const struct
 	return 0;
 }
 
-/* The line's fields as libtraceevent's tep_print_fields() prints them. */
-static int put_fields(struct sink *k, const struct tr_item *it)
+/*
+ * What the line says of the record: its print format's text, as
+ * tep_print_event() prints it, or with --raw or where the class has no
+ * plan for that, its fields, as tep_print_fields() prints them.
+ */
+static int put_info(struct sink *k, const struct tr_item *it)
 {
-	const struct tr_field_plan *plan = plan_of(k, it);
+	const struct class_memo *memo = plans_of(k, it);
 	struct tep_record rec = record_of(it);
 	struct trace_seq *seq = &k->seq;
 
-	if (plan)
-		return tr_field_plan_print(plan, rec.data, rec.size, &k->line);
+	if (memo && memo->print && !k->raw)
+		return tr_print_plan_print(memo->print, rec.data, rec.size, &k->line);
+	if (memo && memo->plan)
+		return tr_field_plan_print(memo->plan, rec.data, rec.size, &k->line);
 	trace_seq_reset(seq);
 	tep_print_fields(seq, rec.data, rec.size, it->class->tep);
 	trace_seq_terminate(seq);
@@ -434,7 +447,7 @@ static int put_fields(struct sink *k, const struct tr_item *it)
 
 static void print_record(struct sink *k, const struct tr_tasks *tasks, const struct tr_item *it)
 {
-	if (put_prefix(k, tasks, it) || put_fields(k, it)) {
+	if (put_prefix(k, tasks, it) || put_info(k, it)) {
 		fprintf(k->out, "(no memory to print a record of %s:%s)", it->class->system,
 			it->class->name);
 	} else {
@@ -459,7 +472,7 @@ static int open_copy(struct sink *k, const struct tr_report_opts *o, const struc
 static int open_sink(struct sink *k, const struct tr_report_opts *o, const struct tr_trace *trace,
 		     FILE *out)
 {
-	*k = (struct sink) { .out = out, .format = o->format };
+	*k = (struct sink) { .out = out, .format = o->format, .trace = trace, .raw = o->raw };
 	trace_seq_init(&k->seq);
 	k->ncontext = tr_trace_context(trace, &k->context);
 	if (o->format == TR_REPORT_STATS)

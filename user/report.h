@@ -43,6 +43,7 @@ struct tr_report_opts {
 	const char *output_dir;		/* TR_REPORT_CTF: the directory to create */
 	int progress;			/* how far it is, on stderr (a terminal) */
 	struct tr_report_time start, end;	/* only events in [start, end] */
+	int raw;			/* text: fields as tep_print_fields() prints them, never the print fmt */
 };
 
 /* Prints the report to out; returns the exit status for the command line. */
