@@ -25,6 +25,8 @@ HEADLINES = (
     [("build", dict(unit="s"), tracer, "perf", None, "build time")
      for tracer in ("tracer-flight", "tracer-discard")] +
     [("report", dict(unit="s"), "tracer-report", "babeltrace2", None, "seconds to print a trace"),
+     ("report", dict(unit="s"), "tracer-report-raw", "babeltrace2", None,
+      "seconds to print a trace's fields (--raw)"),
      ("report", dict(unit="s"), "tracer-jsonl", "babeltrace2", None,
       "seconds to export a trace as JSON lines"),
      ("wakeups", dict(unit="wake-ups/s"), "tracer", "perf", None,

@@ -306,6 +306,10 @@ def summary_report(rows):
     out = ("- reading a trace as text: tracer report %.2f M events/s, babeltrace2 %.2f M events/s "
            "(%.1fx; target 10x)\n" % (speed["tracer-report"] / 1e6, speed["babeltrace2"] / 1e6,
                                       speed["tracer-report"] / speed["babeltrace2"]))
+    if "tracer-report-raw" in speed:
+        out += ("- its fields (report --raw): %.2f M events/s (%.1fx babeltrace2's text)\n"
+                % (speed["tracer-report-raw"] / 1e6,
+                   speed["tracer-report-raw"] / speed["babeltrace2"]))
     if "tracer-jsonl" in speed:
         out += ("- exporting it as JSON lines: %.2f M events/s (%.1fx babeltrace2's text; "
                 "target 5x)\n" % (speed["tracer-jsonl"] / 1e6,

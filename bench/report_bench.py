@@ -12,7 +12,9 @@ from benchlib import Child, interleaved, row
 
 def readers(tracer, trace):
     return {
-        "tracer-report": ("**tracer report** (text)", [tracer, "report", trace]),
+        "tracer-report": ("**tracer report** (text, by print format)", [tracer, "report", trace]),
+        "tracer-report-raw": ("**tracer report --raw** (text, fields)",
+                              [tracer, "report", "--raw", trace]),
         "tracer-jsonl": ("**tracer export --format jsonl**",
                          [tracer, "export", trace, "--format", "jsonl", "-o", os.devnull]),
         "babeltrace2": ("babeltrace2 (text)", ["babeltrace2", trace]),

@@ -31,16 +31,7 @@
 struct piece {
 	struct tep_print_arg *arg;	/* a conversion's; NULL for text */
 	int ends_0x;			/* text: ends in "0x" */
-	char conv;			/* 'd' 'u' 'x' 'X' 'o' 'p', or 0: one the plan cannot print */
-	unsigned int bits;		/* the width of the value printf gets */
-	unsigned int flags;		/* FLAG_*, as printf reads them */
-	unsigned int width;		/* at most 99 */
-};
-
-enum {
-	FLAG_ALT = 1,			/* '#': 0x before hex, 0 before octal */
-	FLAG_ZERO = 2,			/* '0': pad with zeros */
-	FLAG_LEFT = 4,			/* '-': pad on the right */
+	struct tr_conversion c;		/* c.conv 0: one the plan cannot print */
 };
 
 enum step_kind {
@@ -52,9 +43,8 @@ enum step_kind {
 struct step {
 	struct tep_format_field *field;
 	enum step_kind kind;
-	char conv;
+	struct tr_conversion c;
 	int prefix_0x;
-	unsigned int bits, flags, width;
 	unsigned long long mask;	/* what the argument's casts keep */
 };
 
@@ -138,11 +128,11 @@ static size_t take_conversion(const char *fmt, struct tep_print_arg **args, stru
 			ls = 1;
 			in_flags = 0;
 		} else if (in_flags && strchr("#0-", c)) {
-			p->flags |= c == '#' ? FLAG_ALT : c == '0' ? FLAG_ZERO : FLAG_LEFT;
+			p->c.flags |= c == '#' ? TR_CONV_ALT : c == '0' ? TR_CONV_ZERO : TR_CONV_LEFT;
 		} else if (c >= '0' && c <= '9') {
-			p->width = p->width * 10 + c - '0';
+			p->c.width = p->c.width * 10 + c - '0';
 			in_flags = 0;
-			plain &= p->width < 100;
+			plain &= p->c.width < 100;
 		} else if (strchr("#.-LZ*", c)) {
 			plain = 0;
 			if (c == '*' && !*args)
@@ -156,11 +146,11 @@ static size_t take_conversion(const char *fmt, struct tep_print_arg **args, stru
 			if (c == 'p' && fmt[i + 1] && strchr("FSfsMmIiUh", fmt[i + 1]))
 				return 0;
 			/* %p and %s print as they are only plain */
-			plain &= !strchr("ps", c) || (!p->flags && !p->width);
+			plain &= !strchr("ps", c) || (!p->c.flags && !p->c.width);
 			p->arg = *args;
 			*args = (*args)->next;
-			p->conv = !plain || c == 's' ? 0 : c == 'i' ? 'd' : c;
-			p->bits = c == 'p' ? 64 : ls == -2 ? 8 : ls == -1 ? 16 : ls == 0 ? 32 : 64;
+			p->c.conv = !plain || c == 's' ? 0 : c == 'i' ? 'd' : c;
+			p->c.bits = c == 'p' ? 64 : tr_conversion_bits(ls);
 			return i + 1;
 		} else {
 			/* libtraceevent keeps ">c<" as text */
@@ -297,12 +287,10 @@ static int plan_field(struct tep_event *ev, struct tep_format_field *field,
 	i = find_conversion(pieces, n, at, field, &prefix_0x);
 	if (i < 0)
 		return step_by_type(field, s);
-	if (!pieces[i].conv)
+	if (!pieces[i].c.conv)
 		return -1;
 	*s = (struct step) {
-		.field = field, .kind = STEP_CONVERSION, .conv = pieces[i].conv,
-		.prefix_0x = prefix_0x, .bits = pieces[i].bits,
-		.flags = pieces[i].flags, .width = pieces[i].width,
+		.field = field, .kind = STEP_CONVERSION, .c = pieces[i].c, .prefix_0x = prefix_0x,
 	};
 	argument_field(pieces[i].arg, &s->mask);
 	return 0;
@@ -367,17 +355,26 @@ static unsigned long long read_number(const unsigned char *p, int size)
 	return 0;
 }
 
-/* Writes v in base (8, 10, 16) at p: the end. */
+/* Writes v in base (8, 10, 16) at p: the end.  Each base is its own loop: a constant divides fast. */
 static char *put_digits(char *p, unsigned long long v, unsigned int base, int upper)
 {
 	const char *digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
 	char tmp[24];
 	int n = 0;
 
-	do {
-		tmp[n++] = digits[v % base];
-		v /= base;
-	} while (v);
+	if (base == 10) {
+		do {
+			tmp[n++] = '0' + v % 10;
+			v /= 10;
+		} while (v);
+	} else {
+		unsigned int shift = base == 16 ? 4 : 3;
+
+		do {
+			tmp[n++] = digits[v & (base - 1)];
+			v >>= shift;
+		} while (v);
+	}
 	while (n)
 		*p++ = tmp[--n];
 	return p;
@@ -401,46 +398,47 @@ static char *put_text(char *p, const char *s)
 }
 
 /* digits, after sign or prefix, padded to width as printf pads them: the end. */
-static char *put_padded(char *p, const struct step *s, const char *prefix, const char *digits,
-			size_t ndigits)
+static char *put_padded(char *p, const struct tr_conversion *c, const char *prefix,
+			const char *digits, size_t ndigits)
 {
 	size_t nprefix = strlen(prefix), n = nprefix + ndigits;
-	size_t pad = s->width > n ? s->width - n : 0;
+	size_t pad = c->width > n ? c->width - n : 0;
 
-	if (!(s->flags & (FLAG_LEFT | FLAG_ZERO))) {
+	if (!(c->flags & (TR_CONV_LEFT | TR_CONV_ZERO))) {
 		memset(p, ' ', pad);
 		p += pad;
 	}
 	p = put_text(p, prefix);
-	if ((s->flags & (FLAG_LEFT | FLAG_ZERO)) == FLAG_ZERO) {
+	if ((c->flags & (TR_CONV_LEFT | TR_CONV_ZERO)) == TR_CONV_ZERO) {
 		memset(p, '0', pad);
 		p += pad;
 	}
 	memcpy(p, digits, ndigits);
 	p += ndigits;
-	if (s->flags & FLAG_LEFT) {
+	if (c->flags & TR_CONV_LEFT) {
 		memset(p, ' ', pad);
 		p += pad;
 	}
 	return p;
 }
 
-/* v as the kernel's printf prints it with a conversion the plan knows. */
-static char *put_conversion(char *p, const struct step *s, unsigned long long v)
+unsigned int tr_conversion_bits(int ls)
 {
-	unsigned long long keep = s->bits == 64 ? ~0ull : (1ull << s->bits) - 1;
+	return ls == -2 ? 8 : ls == -1 ? 16 : ls == 0 ? 32 : 64;
+}
+
+char *tr_put_conversion(char *p, const struct tr_conversion *c, unsigned long long v)
+{
+	unsigned long long keep = c->bits == 64 ? ~0ull : (1ull << c->bits) - 1;
 	const char *prefix = "";
 	char digits[24];
 	size_t n;
 
-	v &= s->mask;
-	if (s->prefix_0x)
-		p = put_text(p, "0x");
-	if (s->conv == 'p')
+	if (c->conv == 'p')
 		return v ? put_digits(put_text(p, "0x"), v, 16, 0) : put_text(p, "(nil)");
 	v &= keep;
-	if (s->conv == 'd') {
-		unsigned long long sign = 1ull << (s->bits - 1);
+	if (c->conv == 'd') {
+		unsigned long long sign = 1ull << (c->bits - 1);
 		long long value = (long long)((v ^ sign) - sign);	/* sign-extended */
 
 		if (value < 0)
@@ -448,12 +446,20 @@ static char *put_conversion(char *p, const struct step *s, unsigned long long v)
 		v = value < 0 ? -(unsigned long long)value : (unsigned long long)value;
 		n = put_digits(digits, v, 10, 0) - digits;
 	} else {
-		n = put_digits(digits, v, s->conv == 'u' ? 10 : s->conv == 'o' ? 8 : 16,
-			       s->conv == 'X') - digits;
-		if ((s->flags & FLAG_ALT) && v)
-			prefix = s->conv == 'x' ? "0x" : s->conv == 'X' ? "0X" : s->conv == 'o' ? "0" : "";
+		n = put_digits(digits, v, c->conv == 'u' ? 10 : c->conv == 'o' ? 8 : 16,
+			       c->conv == 'X') - digits;
+		if ((c->flags & TR_CONV_ALT) && v)
+			prefix = c->conv == 'x' ? "0x" : c->conv == 'X' ? "0X" : c->conv == 'o' ? "0" : "";
 	}
-	return put_padded(p, s, prefix, digits, n);
+	return put_padded(p, c, prefix, digits, n);
+}
+
+/* A field's value through the format's conversion: "0x" first where the text ends so. */
+static char *put_conversion(char *p, const struct step *s, unsigned long long v)
+{
+	if (s->prefix_0x)
+		p = put_text(p, "0x");
+	return tr_put_conversion(p, &s->c, v & s->mask);
 }
 
 /* A number without a conversion, as print_field_raw() prints it. */

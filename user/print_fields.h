@@ -40,6 +40,26 @@ size_t tr_print_text(const char *fmt, char *text);
  */
 unsigned long long tr_cast_mask(const char *type);
 
+/* An integer conversion of a print format that is printed without printf. */
+struct tr_conversion {
+	char conv;			/* 'd' 'u' 'x' 'X' 'o' 'p', or 0: none */
+	unsigned int bits;		/* the width of the value printf gets: 8 to 64 */
+	unsigned int flags;		/* TR_CONV_*, as printf reads them */
+	unsigned int width;		/* at most 99 */
+};
+
+enum {
+	TR_CONV_ALT = 1,		/* '#': 0x before hex, 0 before octal */
+	TR_CONV_ZERO = 2,		/* '0': pad with zeros */
+	TR_CONV_LEFT = 4,		/* '-': pad on the right */
+};
+
+/* The bits of a conversion's value for libtraceevent's length count (-2 hh .. 2 ll). */
+unsigned int tr_conversion_bits(int ls);
+
+/* v written at p as printf writes it through c (room for 99 + 24 bytes): the end. */
+char *tr_put_conversion(char *p, const struct tr_conversion *c, unsigned long long v);
+
 /* The plan for ev's records, or NULL: libtraceevent prints them. */
 struct tr_field_plan *tr_field_plan_new(struct tep_event *ev);
 void tr_field_plan_free(struct tr_field_plan *plan);

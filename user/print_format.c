@@ -46,22 +46,39 @@ enum piece_kind {
 struct piece {
 	enum piece_kind kind;
 	char *format;			/* the text, or the conversion's printf format */
+	size_t len;			/* PIECE_TEXT: the text's */
 	struct tep_print_arg *arg;
 	struct tep_print_arg *len_arg;	/* a '*' width's or precision's argument */
 	int ls;				/* PIECE_NUMBER: -2 char .. 2 long long */
 	char ext;			/* PIECE_POINTER: the letter after p, or 0 */
+	struct tr_conversion fast;	/* a number's conversion without printf, if fast.conv */
+};
+
+/* A number in the format, read once: an atom's (by its arg), a table entry's (by its entry). */
+struct constant {
+	const void *key;
+	__u64 value;
 };
 
 struct tr_print_plan {
 	const struct tr_trace *trace;
 	char *scratch;			/* a char array, NUL-terminated for printf */
+	unsigned int scratch_len;	/* the longest array it holds */
+	struct constant *constants;	/* sorted by key */
+	unsigned int nconstants, room;
 	unsigned int npieces;
 	struct piece pieces[];
 };
 
+/* A plan being made, for the ev it is made from. */
+struct planning {
+	struct tep_event *ev;
+	struct tr_print_plan *plan;
+};
+
 /* One record being printed. */
 struct ctx {
-	const struct tr_print_plan *plan;
+	struct tr_print_plan *plan;
 	const unsigned char *data;
 	unsigned int size;
 	struct tr_line *line;
@@ -106,10 +123,8 @@ static void __attribute__((format(printf, 2, 3))) put_format(struct ctx *c, cons
 	va_end(ap);
 }
 
-static void put_text(struct ctx *c, const char *s)
+static void put_bytes(struct ctx *c, const char *s, size_t n)
 {
-	size_t n = strlen(s);
-
 	if (tr_line_reserve(c->line, n)) {
 		c->err = -1;
 		return;
@@ -118,9 +133,18 @@ static void put_text(struct ctx *c, const char *s)
 	c->line->len += n;
 }
 
+static void put_text(struct ctx *c, const char *s)
+{
+	put_bytes(c, s, strlen(s));
+}
+
 /* A string through a %s conversion's format, as print_str_to_seq() prints it. */
 static void put_string(struct ctx *c, const char *format, int len_arg, const char *s)
 {
+	if (format[1] == 's' && !format[2]) {
+		put_text(c, s);
+		return;
+	}
 	/* the format is one conversion, parsed by the plan: a string's */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
@@ -174,6 +198,23 @@ static void dynamic_data(struct ctx *c, const struct tep_format_field *f,
 	*offset = o > c->size ? 0 : o;
 	*len = o + l > c->size ? 0 : l;
 	c->short_record |= o + l > c->size;
+}
+
+static int by_key(const void *a, const void *b)
+{
+	const struct constant *x = a, *y = b;
+
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+/* The value read for key when the plan was made (an atom, a table entry). */
+static __u64 constant(const struct ctx *c, const void *key)
+{
+	struct constant k = { key, 0 };
+	const struct constant *found = bsearch(&k, c->plan->constants, c->plan->nconstants,
+					       sizeof(k), by_key);
+
+	return found ? found->value : 0;
 }
 
 /* --- Numbers: eval_num_arg() ------------------------------------------------------ */
@@ -258,7 +299,7 @@ static __u64 eval_num(struct ctx *c, const struct tep_print_arg *arg)
 		return 0;
 	switch (arg->type) {
 	case TEP_PRINT_ATOM:
-		return strtoull(arg->atom.atom, NULL, 0);
+		return constant(c, arg);
 	case TEP_PRINT_FIELD:
 		return read_number(c, arg->field.field->offset, arg->field.field->size);
 	case TEP_PRINT_TYPE:
@@ -275,12 +316,6 @@ static __u64 eval_num(struct ctx *c, const struct tep_print_arg *arg)
 
 /* --- Strings: print_str_arg() ------------------------------------------------------ */
 
-/* eval_flag(): a table's value, which the plan has made sure is a number. */
-static long long flag_value(const struct tep_print_flag_sym *flag)
-{
-	return strtoull(flag->value, NULL, 0);
-}
-
 static void put_flags(struct ctx *c, const char *format, int len_arg,
 		      const struct tep_print_arg *arg)
 {
@@ -289,7 +324,7 @@ static void put_flags(struct ctx *c, const char *format, int len_arg,
 	int printed = 0;
 
 	for (flag = arg->flags.flags; flag; flag = flag->next) {
-		long long fval = flag_value(flag);
+		long long fval = constant(c, flag);
 
 		if (!val && fval < 0) {
 			put_string(c, format, len_arg, flag->str);
@@ -317,7 +352,7 @@ static void put_symbol(struct ctx *c, const char *format, int len_arg,
 	const struct tep_print_flag_sym *sym;
 
 	for (sym = arg->symbol.symbols; sym; sym = sym->next)
-		if (val == flag_value(sym)) {
+		if (val == (long long)constant(c, sym)) {
 			put_string(c, format, len_arg, sym->str);
 			return;
 		}
@@ -394,8 +429,8 @@ static void put_field_string(struct ctx *c, const char *format, int len_arg,
 	c->short_record |= len > room;
 	if (!len || len > room)
 		len = room;
-	if (len > SCRATCH_MAX)
-		len = SCRATCH_MAX;
+	if (len > c->plan->scratch_len)
+		len = c->plan->scratch_len;
 	memcpy(c->plan->scratch, c->data + f->offset, len);
 	c->plan->scratch[len] = 0;
 	put_string(c, format, len_arg, c->plan->scratch);
@@ -465,6 +500,15 @@ static void put_function(struct ctx *c, char ext, __u64 addr)
 
 static void put_number(struct ctx *c, const struct piece *p, int len_arg, __u64 val)
 {
+	if (p->fast.conv) {
+		if (tr_line_reserve(c->line, 99 + 24)) {
+			c->err = -1;
+			return;
+		}
+		c->line->len = tr_put_conversion(c->line->buf + c->line->len, &p->fast, val) -
+			       c->line->buf;
+		return;
+	}
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
 	/* print_arg_number(): the value as the length says, as printf promotes it */
@@ -499,7 +543,7 @@ static void put_piece(struct ctx *c, const struct piece *p)
 
 	switch (p->kind) {
 	case PIECE_TEXT:
-		put_text(c, p->format);
+		put_bytes(c, p->format, p->len);
 		break;
 	case PIECE_NUMBER:
 		put_number(c, p, len_arg, eval_num(c, p->arg));
@@ -513,7 +557,7 @@ static void put_piece(struct ctx *c, const struct piece *p)
 		else if (p->ext)
 			put_function(c, p->ext, eval_num(c, p->arg));
 		else
-			put_format(c, "%p", (void *)(uintptr_t)eval_num(c, p->arg));
+			put_number(c, p, NO_LEN_ARG, eval_num(c, p->arg));
 		break;
 	}
 }
@@ -546,27 +590,45 @@ static int resolve_field(struct tep_event *ev, struct tep_format_field **field, 
 	return field_ok(*field);
 }
 
+/* A value read once for the plan: an atom's, a table entry's. */
+static int add_constant(struct planning *pl, const void *key, const char *text)
+{
+	struct tr_print_plan *plan = pl->plan;
+	struct constant *more;
+
+	if (plan->nconstants == plan->room) {
+		plan->room = plan->room ? 2 * plan->room : 16;
+		more = realloc(plan->constants, plan->room * sizeof(*more));
+		if (!more)
+			return 0;
+		plan->constants = more;
+	}
+	plan->constants[plan->nconstants++] = (struct constant) { key, strtoull(text, NULL, 0) };
+	return 1;
+}
+
 /* A table's values are numbers: eval_flag() knows a few names, the plan none. */
-static int table_ok(const struct tep_print_flag_sym *t)
+static int table_ok(struct planning *pl, const struct tep_print_flag_sym *t)
 {
 	for (; t; t = t->next)
-		if (!t->value || t->value[0] < '0' || t->value[0] > '9' || !t->str)
+		if (!t->value || t->value[0] < '0' || t->value[0] > '9' || !t->str ||
+		    !add_constant(pl, t, t->value))
 			return 0;
 	return 1;
 }
 
-static int arg_ok(struct tep_event *ev, struct tep_print_arg *arg, int depth);
+static int arg_ok(struct planning *pl, struct tep_print_arg *arg, int depth);
 
 /* __print_hex()'s and __print_array()'s buffer: a field or __get_dynamic_array(). */
-static int buffer_ok(struct tep_event *ev, struct tep_print_arg *buf)
+static int buffer_ok(struct planning *pl, struct tep_print_arg *buf)
 {
 	if (buf->type == TEP_PRINT_DYNAMIC_ARRAY)
 		return field_ok(buf->dynarray.field);
 	return buf->type == TEP_PRINT_FIELD &&
-	       resolve_field(ev, &buf->field.field, buf->field.name);
+	       resolve_field(pl->ev, &buf->field.field, buf->field.name);
 }
 
-static int op_ok(struct tep_event *ev, struct tep_print_arg *arg, int depth)
+static int op_ok(struct planning *pl, struct tep_print_arg *arg, int depth)
 {
 	static const char *const ops[] = {
 		"!", "!=", "~", "|", "||", "&", "&&", "<", "<<", "<=", ">", ">>", ">=", "==",
@@ -576,18 +638,18 @@ static int op_ok(struct tep_event *ev, struct tep_print_arg *arg, int depth)
 	const char *const *op;
 
 	if (!strcmp(arg->op.op, "["))
-		return l && r && arg_ok(ev, r, depth) && buffer_ok(ev, l);
+		return l && r && arg_ok(pl, r, depth) && buffer_ok(pl, l);
 	if (!strcmp(arg->op.op, "?"))
 		return l && r && r->type == TEP_PRINT_OP && !strcmp(r->op.op, ":") &&
-		       arg_ok(ev, l, depth) && r->op.left && r->op.right &&
-		       arg_ok(ev, r->op.left, depth) && arg_ok(ev, r->op.right, depth);
+		       arg_ok(pl, l, depth) && r->op.left && r->op.right &&
+		       arg_ok(pl, r->op.left, depth) && arg_ok(pl, r->op.right, depth);
 	for (op = ops; *op && strcmp(*op, arg->op.op); op++)
 		;
-	return *op && (!l || arg_ok(ev, l, depth)) && (!r || arg_ok(ev, r, depth));
+	return *op && (!l || arg_ok(pl, l, depth)) && (!r || arg_ok(pl, r, depth));
 }
 
 /* Whether the plan follows arg as a number exactly; fields named in it are resolved. */
-static int arg_ok(struct tep_event *ev, struct tep_print_arg *arg, int depth)
+static int arg_ok(struct planning *pl, struct tep_print_arg *arg, int depth)
 {
 	if (++depth > MAX_DEPTH)
 		return 0;
@@ -597,29 +659,30 @@ static int arg_ok(struct tep_event *ev, struct tep_print_arg *arg, int depth)
 		return 1;
 	case TEP_PRINT_ATOM:
 		/* a name libtraceevent would look up among the kernel's functions */
-		return arg->atom.atom && arg->atom.atom[0] >= '0' && arg->atom.atom[0] <= '9';
+		return arg->atom.atom && arg->atom.atom[0] >= '0' && arg->atom.atom[0] <= '9' &&
+		       add_constant(pl, arg, arg->atom.atom);
 	case TEP_PRINT_FIELD:
-		return resolve_field(ev, &arg->field.field, arg->field.name);
+		return resolve_field(pl->ev, &arg->field.field, arg->field.name);
 	case TEP_PRINT_TYPE:
 		return arg->typecast.type && arg->typecast.item &&
-		       arg_ok(ev, arg->typecast.item, depth);
+		       arg_ok(pl, arg->typecast.item, depth);
 	case TEP_PRINT_OP:
-		return op_ok(ev, arg, depth);
+		return op_ok(pl, arg, depth);
 	case TEP_PRINT_FLAGS:
-		return arg->flags.field && table_ok(arg->flags.flags) &&
-		       arg_ok(ev, arg->flags.field, depth);
+		return arg->flags.field && table_ok(pl, arg->flags.flags) &&
+		       arg_ok(pl, arg->flags.field, depth);
 	case TEP_PRINT_SYMBOL:
-		return arg->symbol.field && table_ok(arg->symbol.symbols) &&
-		       arg_ok(ev, arg->symbol.field, depth);
+		return arg->symbol.field && table_ok(pl, arg->symbol.symbols) &&
+		       arg_ok(pl, arg->symbol.field, depth);
 	case TEP_PRINT_HEX:
 	case TEP_PRINT_HEX_STR:
-		return buffer_ok(ev, arg->hex.field) && arg_ok(ev, arg->hex.size, depth);
+		return buffer_ok(pl, arg->hex.field) && arg_ok(pl, arg->hex.size, depth);
 	case TEP_PRINT_INT_ARRAY:
-		return buffer_ok(ev, arg->int_array.field) &&
-		       arg_ok(ev, arg->int_array.count, depth) &&
-		       arg_ok(ev, arg->int_array.el_size, depth);
+		return buffer_ok(pl, arg->int_array.field) &&
+		       arg_ok(pl, arg->int_array.count, depth) &&
+		       arg_ok(pl, arg->int_array.el_size, depth);
 	case TEP_PRINT_STRING:
-		return resolve_field(ev, &arg->string.field, arg->string.string);
+		return resolve_field(pl->ev, &arg->string.field, arg->string.string);
 	case TEP_PRINT_DYNAMIC_ARRAY_LEN:
 		return field_ok(arg->dynarray.field);
 	default:	/* a buffer's address, bitmasks, function calls */
@@ -628,7 +691,7 @@ static int arg_ok(struct tep_event *ev, struct tep_print_arg *arg, int depth)
 }
 
 /* The same for arg as a %s conversion's (print_str_arg() prints no cast, no operator but ?:). */
-static int str_arg_ok(struct tep_event *ev, struct tep_print_arg *arg, int depth)
+static int str_arg_ok(struct planning *pl, struct tep_print_arg *arg, int depth)
 {
 	struct tep_print_arg *l = arg->op.left, *r = arg->op.right;
 
@@ -641,14 +704,14 @@ static int str_arg_ok(struct tep_event *ev, struct tep_print_arg *arg, int depth
 		if (arg->op.op[0] != '?')
 			return 1;
 		return l && r && r->type == TEP_PRINT_OP && !strcmp(r->op.op, ":") &&
-		       arg_ok(ev, l, depth) && r->op.left && r->op.right &&
-		       str_arg_ok(ev, r->op.left, depth) && str_arg_ok(ev, r->op.right, depth);
+		       arg_ok(pl, l, depth) && r->op.left && r->op.right &&
+		       str_arg_ok(pl, r->op.left, depth) && str_arg_ok(pl, r->op.right, depth);
 	case TEP_PRINT_TYPE:
 	case TEP_PRINT_DYNAMIC_ARRAY:
 	case TEP_PRINT_DYNAMIC_ARRAY_LEN:
 		return 1;
 	default:
-		return arg_ok(ev, arg, depth);
+		return arg_ok(pl, arg, depth);
 	}
 }
 
@@ -662,7 +725,7 @@ static size_t take_text(const char *fmt, struct piece *p)
 		free(text);
 		return 0;
 	}
-	*p = (struct piece) { .kind = PIECE_TEXT, .format = text };
+	*p = (struct piece) { .kind = PIECE_TEXT, .format = text, .len = strlen(text) };
 	return used;
 }
 
@@ -675,8 +738,9 @@ static size_t take_text(const char *fmt, struct piece *p)
 static size_t take_conversion(const char *fmt, struct tep_print_arg **args, struct piece *p,
 			      int *added)
 {
+	struct tr_conversion fast = { .conv = 0 };
+	unsigned int digits = 0, in_flags = 1, plain = 1;
 	char letter[4] = ">c<";
-	unsigned int digits = 0;
 	size_t i;
 
 	*p = (struct piece) { .kind = PIECE_NUMBER };
@@ -688,6 +752,14 @@ static size_t take_conversion(const char *fmt, struct tep_print_arg **args, stru
 		digits = ch >= '0' && ch <= '9' ? digits + 1 : 0;
 		if (digits > 4)
 			return 0;
+		/* what printf makes of flags and width, for printing without it */
+		if (in_flags && (ch == '#' || ch == '0' || ch == '-'))
+			fast.flags |= ch == '#' ? TR_CONV_ALT : ch == '0' ? TR_CONV_ZERO : TR_CONV_LEFT;
+		else if (ch >= '0' && ch <= '9')
+			fast.width = fast.width * 10 + ch - '0';
+		else if (ch == '.' || ch == '*')
+			plain = 0;
+		in_flags &= ch == '#' || ch == '0' || ch == '-';
 		if (ch == 'h' || ch == 'l') {
 			p->ls += ch == 'l' ? 1 : -1;
 		} else if (ch == 'L') {
@@ -718,6 +790,14 @@ static size_t take_conversion(const char *fmt, struct tep_print_arg **args, stru
 			}
 			if (i + 1 > 30 || p->ls < -2 || p->ls > 2)
 				return 0;
+			/* %p prints as "%p", whatever its flags */
+			if (ch == 'p' && !p->ext)
+				p->fast = (struct tr_conversion) { .conv = 'p', .bits = 64 };
+			else if (ch != 'p' && ch != 's' && plain && fast.width < 100)
+				p->fast = (struct tr_conversion) {
+					.conv = ch == 'i' ? 'd' : ch, .bits = tr_conversion_bits(p->ls),
+					.flags = fast.flags, .width = fast.width,
+				};
 			p->format = strndup(fmt, i + 1);
 			p->arg = *args;
 			*args = (*args)->next;
@@ -725,7 +805,7 @@ static size_t take_conversion(const char *fmt, struct tep_print_arg **args, stru
 		} else if (!strchr("#.-0123456789", ch)) {
 			/* libtraceevent keeps ">c<" as text and takes no argument */
 			letter[1] = ch;
-			*p = (struct piece) { .kind = PIECE_TEXT, .format = strdup(letter) };
+			*p = (struct piece) { .kind = PIECE_TEXT, .format = strdup(letter), .len = 3 };
 			return p->format ? i + 1 : 0;
 		}
 	}
@@ -738,6 +818,7 @@ static int split_format(struct tep_event *ev, struct tr_print_plan *plan)
 {
 	const char *fmt = ev->print_fmt.format;
 	struct tep_print_arg *args = ev->print_fmt.args;
+	struct planning pl = { ev, plan };
 
 	while (fmt && *fmt) {
 		struct piece *p = &plan->pieces[plan->npieces];
@@ -754,12 +835,26 @@ static int split_format(struct tep_event *ev, struct tr_print_plan *plan)
 			return -1;
 		plan->npieces += added;
 		if (p->kind != PIECE_TEXT && added &&
-		    (!(p->kind == PIECE_STRING ? str_arg_ok : arg_ok)(ev, p->arg, 0) ||
-		     (p->len_arg && !arg_ok(ev, p->len_arg, 0))))
+		    (!(p->kind == PIECE_STRING ? str_arg_ok : arg_ok)(&pl, p->arg, 0) ||
+		     (p->len_arg && !arg_ok(&pl, p->len_arg, 0))))
 			return -1;
 		fmt += used;
 	}
 	return 0;
+}
+
+/* The longest copy of a field %s may make: its size, or the rest of the record for size 0. */
+static unsigned int longest_field(const struct tep_event *ev)
+{
+	const struct tep_format_field *lists[2] = { ev->format.common_fields, ev->format.fields };
+	const struct tep_format_field *f;
+	unsigned int longest = 0, l;
+
+	for (l = 0; l < 2; l++)
+		for (f = lists[l]; f; f = f->next)
+			if (!f->size || (unsigned int)f->size > longest)
+				longest = f->size ? (unsigned int)f->size : SCRATCH_MAX;
+	return longest < SCRATCH_MAX ? longest : SCRATCH_MAX;
 }
 
 struct tr_print_plan *tr_print_plan_new(struct tep_event *ev, const struct tr_trace *trace)
@@ -774,11 +869,14 @@ struct tr_print_plan *tr_print_plan_new(struct tep_event *ev, const struct tr_tr
 	if (!plan)
 		return NULL;
 	plan->trace = trace;
-	plan->scratch = malloc(SCRATCH_MAX + 1);
+	plan->scratch_len = longest_field(ev);
+	plan->scratch = malloc(plan->scratch_len + 1);
 	if (!plan->scratch || split_format(ev, plan)) {
 		tr_print_plan_free(plan);
 		return NULL;
 	}
+	if (plan->nconstants)
+		qsort(plan->constants, plan->nconstants, sizeof(plan->constants[0]), by_key);
 	return plan;
 }
 
@@ -790,6 +888,7 @@ void tr_print_plan_free(struct tr_print_plan *plan)
 		return;
 	for (i = 0; i <= plan->npieces && i < MAX_PIECES; i++)
 		free(plan->pieces[i].format);
+	free(plan->constants);
 	free(plan->scratch);
 	free(plan);
 }
