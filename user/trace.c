@@ -644,7 +644,8 @@ static void read_printk_formats(struct tr_trace *t)
 			add_printk(t, address, text);
 	}
 	fclose(in);
-	qsort(t->printk, t->nprintk, sizeof(*t->printk), printk_order);
+	if (t->nprintk)
+		qsort(t->printk, t->nprintk, sizeof(*t->printk), printk_order);
 	if (bad)
 		note(t, ".tracer/" TR_TRACE_PRINTK ": %u lines that are no address and string, skipped",
 		     bad);
