@@ -141,7 +141,7 @@ record_beside_ftrace() { # record_beside_ftrace NAME SYSCALL_EVENTS OUR_MARKER F
 # only add), and the skips are in the trace as records with their counts.
 recursion_misses_counted() {
 	local ours theirs skipped lost markers
-	record_beside_ftrace raw raw_syscalls:sys_enter 'raw_syscalls:sys_enter: .*id=110 ' \
+	record_beside_ftrace raw raw_syscalls:sys_enter 'raw_syscalls:sys_enter: NR 110 ' \
 		'sys_enter: NR 110 ' || return 1
 	[ "$ours" -le "$theirs" ] && [ "$theirs" -le $((ours + skipped + lost)) ] || return 1
 	[ "$("$TRACER" report "$work/raw" | grep -o ' skipped=[0-9]*' | awk -F= '{ s += $2 } END { print s + 0 }')" = \
