@@ -183,6 +183,23 @@ sigusr2_does_not_end_the_recording() {
 }
 check "SIGUSR2 does not end the recording" sigusr2_does_not_end_the_recording
 
+# Ctrl-C while some 800 tracepoints attach (taken when the first link
+# exists): the recording ends as any other, exit 0 and its summary, and
+# says it stopped while attaching (unless attaching won the race).
+sigint_while_attaching() {
+	rm -rf "$out"
+	"$TRACER" record -a -e 'xfs:*' -e 'ext4:*' -o "$out" 2>"$work/recorder.log" &
+	recorder=$!
+	wait_attached "$recorder" && kill -INT "$recorder"
+	wait "$recorder"
+	local got=$?
+	grep -m1 -E 'stopped while attaching|recording [0-9]+ tracepoints' "$work/recorder.log" | diag
+	[ "$got" = 0 ] && grep -qE '^tracer record: [0-9]+ events' "$work/recorder.log" &&
+		"$TRACER" report "$out" >/dev/null ||
+		{ echo "# exit $got"; diag "$work/recorder.log"; return 1; }
+}
+check "SIGINT while attaching: exit 0, its summary, a trace report reads" sigint_while_attaching
+
 # --- the status line -------------------------------------------------------------------------
 
 # In the foreground of a terminal (script(1) gives one) the status line is

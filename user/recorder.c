@@ -589,12 +589,20 @@ static int start_attaching(struct session *s)
 	return err;
 }
 
-/* Waits for the attacher, if it was started and not yet joined; its result. */
+/*
+ * Waits for the attacher, if it was started and not yet joined; its result.
+ * A stop asked for while it attached is none: what was recorded is kept.
+ */
 static int finish_attaching(struct session *s)
 {
 	if (s->attaching)
 		pthread_join(s->attacher, NULL);
 	s->attaching = 0;
+	if (s->attach_err == -ECANCELED && stop_requested && !s->write_error) {
+		rec_say("stopped while attaching, after %u tracepoints; what they recorded is kept",
+			s->nattached);
+		s->attach_err = 0;
+	}
 	return s->attach_err;
 }
 
