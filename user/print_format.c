@@ -14,10 +14,11 @@
  * Where libtraceevent would read outside the record (a __print_hex
  * length, an index, a char array cut short) or stop (a division by zero),
  * this reads only what the record holds.  The plan refuses, once per
- * class, what it does not follow: %pI4 and the like, bitmasks, function
- * calls, symbolic names the kernel left in a table.
+ * class, what it does not follow: %pI6, %pISpc, %pM, bitmasks, function
+ * calls, names in a table (eval_flag() knows a few the plan does not).
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -50,7 +51,8 @@ struct piece {
 	struct tep_print_arg *arg;
 	struct tep_print_arg *len_arg;	/* a '*' width's or precision's argument */
 	int ls;				/* PIECE_NUMBER: -2 char .. 2 long long */
-	char ext;			/* PIECE_POINTER: the letter after p, or 0 */
+	char ext;			/* PIECE_POINTER: the letter after p (4: I4, i: i4), or 0 */
+	char variant;			/* and what follows it: U's L l B b, I4's h n l b */
 	struct tr_conversion fast;	/* a number's conversion without printf, if fast.conv */
 };
 
@@ -498,6 +500,67 @@ static void put_function(struct ctx *c, char ext, __u64 addr)
 		put_format(c, "+0x%llx", (unsigned long long)(addr - start));
 }
 
+/* The field a %pU or %pI4 prints (the plan has made sure it is one, through casts). */
+static const struct tep_format_field *address_field(const struct tep_print_arg *arg)
+{
+	while (arg->type == TEP_PRINT_TYPE)
+		arg = arg->typecast.item;
+	return arg->field.field;
+}
+
+/* print_uuid_arg(): 16 bytes as a UUID (%pU, %pUb; %pUB in capitals), or a GUID (%pUl, %pUL). */
+static void put_uuid(struct ctx *c, const struct piece *p)
+{
+	static const unsigned char guid_index[16] = { 3, 2, 1, 0, 5, 4, 7, 6,
+						       8, 9, 10, 11, 12, 13, 14, 15 };
+	const struct tep_format_field *f = address_field(p->arg);
+	int upper = p->variant == 'L' || p->variant == 'B';
+	int guid = p->variant == 'L' || p->variant == 'l';
+	char text[40], *t = text;
+	unsigned int i;
+
+	if (f->size != 16) {
+		put_text(c, "INVALIDUUID");
+		return;
+	}
+	if ((__u64)f->offset + 16 > c->size) {
+		c->short_record = 1;
+		return;
+	}
+	for (i = 0; i < 16; i++) {
+		unsigned char byte = c->data[f->offset + (guid ? guid_index[i] : i)];
+
+		*t++ = (upper ? "0123456789ABCDEF" : "0123456789abcdef")[byte >> 4];
+		*t++ = (upper ? "0123456789ABCDEF" : "0123456789abcdef")[byte & 15];
+		if (i == 3 || i == 5 || i == 7 || i == 9)
+			*t++ = '-';
+	}
+	put_bytes(c, text, t - text);
+}
+
+/*
+ * print_ipv4_arg(): 4 bytes as an IPv4 address (%pi4: three digits each);
+ * h (the file is little-endian, as the recorder's x86-64 is) and l reverse
+ * them.
+ */
+static void put_ipv4(struct ctx *c, const struct piece *p)
+{
+	const struct tep_format_field *f = address_field(p->arg);
+	int reverse = p->variant == 'h' || p->variant == 'l';
+	const unsigned char *b = c->data + f->offset;
+
+	if (f->size != 4) {
+		put_text(c, "INVALIDIPv4");
+		return;
+	}
+	if ((__u64)f->offset + 4 > c->size) {
+		c->short_record = 1;
+		return;
+	}
+	put_format(c, p->ext == 'i' ? "%03d.%03d.%03d.%03d" : "%d.%d.%d.%d",
+		   b[reverse ? 3 : 0], b[reverse ? 2 : 1], b[reverse ? 1 : 2], b[reverse ? 0 : 3]);
+}
+
 static void put_number(struct ctx *c, const struct piece *p, int len_arg, __u64 val)
 {
 	if (p->fast.conv) {
@@ -554,6 +617,10 @@ static void put_piece(struct ctx *c, const struct piece *p)
 	case PIECE_POINTER:
 		if (p->arg->type == TEP_PRINT_BSTRING)
 			put_text(c, p->arg->string.string);
+		else if (p->ext == 'U')
+			put_uuid(c, p);
+		else if (p->ext == '4' || p->ext == 'i')
+			put_ipv4(c, p);
 		else if (p->ext)
 			put_function(c, p->ext, eval_num(c, p->arg));
 		else
@@ -607,13 +674,20 @@ static int add_constant(struct planning *pl, const void *key, const char *text)
 	return 1;
 }
 
-/* A table's values are numbers: eval_flag() knows a few names, the plan none. */
+/*
+ * A table's values as eval_flag() reads them: a number where it starts
+ * with a digit, -1 where it starts with neither a digit nor a name (-6ULL,
+ * (-1)), and a name from libtraceevent's own list, which the plan refuses.
+ */
 static int table_ok(struct planning *pl, const struct tep_print_flag_sym *t)
 {
-	for (; t; t = t->next)
-		if (!t->value || t->value[0] < '0' || t->value[0] > '9' || !t->str ||
-		    !add_constant(pl, t, t->value))
+	for (; t; t = t->next) {
+		const char *v = t->value;
+
+		if (!v || !t->str || isalpha((unsigned char)v[0]) || v[0] == '_' ||
+		    !add_constant(pl, t, isdigit((unsigned char)v[0]) ? v : "-1"))
 			return 0;
+	}
 	return 1;
 }
 
@@ -730,6 +804,31 @@ static size_t take_text(const char *fmt, struct piece *p)
 }
 
 /*
+ * After %p, the letters parse_arg_format_pointer() takes for what the plan
+ * prints: S s F f (a function), U and its variant, I4 or i4 and theirs.
+ * Sets p->ext and p->variant; how many letters, or 0 (a plain %p, or one
+ * the plan does not print).
+ */
+static size_t pointer_letters(const char *f, struct piece *p)
+{
+	if (f[0] && strchr("FfSs", f[0])) {
+		p->ext = f[0];
+		return 1;
+	}
+	if (f[0] == 'U') {
+		p->ext = 'U';
+		p->variant = f[1] && strchr("LlBb", f[1]) ? f[1] : 0;
+		return 1 + !!p->variant;
+	}
+	if ((f[0] == 'I' || f[0] == 'i') && f[1] == '4') {
+		p->ext = f[0] == 'i' ? 'i' : '4';
+		p->variant = f[2] && strchr("hnlb", f[2]) ? f[2] : 0;
+		return 2 + !!p->variant;
+	}
+	return 0;
+}
+
+/*
  * A conversion, read as parse_arg_format() reads it, taking its argument
  * from *args, into a piece: the format bytes it takes, or 0 where
  * libtraceevent fails the event or the plan does not follow it.  *added
@@ -776,12 +875,9 @@ static size_t take_conversion(const char *fmt, struct tep_print_arg **args, stru
 				return 0;
 			if (ch == 'p') {
 				p->kind = PIECE_POINTER;
-				/* MAC, IP and UUID addresses, raw buffers: not followed */
-				if (fmt[i + 1] && strchr("MmIiUh", fmt[i + 1]))
-					return 0;
-				/* %pS, %ps, %pF, %pf: a function's name */
-				if (fmt[i + 1] && strchr("FfSs", fmt[i + 1]))
-					p->ext = fmt[++i];
+				i += pointer_letters(fmt + i + 1, p);
+				if (!p->ext && fmt[i + 1] && strchr("MmIiUh", fmt[i + 1]))
+					return 0;	/* MACs, IPv6, raw buffers: not followed */
 			} else if (ch == 's') {
 				/* %ls would read a wide string */
 				if (p->ls)
@@ -813,6 +909,19 @@ static size_t take_conversion(const char *fmt, struct tep_print_arg **args, stru
 	return i;
 }
 
+/* %pU and %pI4 print a field (through casts), or a string; anything else libtraceevent names. */
+static int address_ok(const struct piece *p)
+{
+	const struct tep_print_arg *arg = p->arg;
+
+	if (p->kind != PIECE_POINTER || !p->ext || strchr("FfSs", p->ext) ||
+	    arg->type == TEP_PRINT_BSTRING)
+		return 1;
+	while (arg->type == TEP_PRINT_TYPE)
+		arg = arg->typecast.item;
+	return arg->type == TEP_PRINT_FIELD;
+}
+
 /* ev's print format in pieces into plan: 0, or -1 if the plan cannot follow it. */
 static int split_format(struct tep_event *ev, struct tr_print_plan *plan)
 {
@@ -836,7 +945,7 @@ static int split_format(struct tep_event *ev, struct tr_print_plan *plan)
 		plan->npieces += added;
 		if (p->kind != PIECE_TEXT && added &&
 		    (!(p->kind == PIECE_STRING ? str_arg_ok : arg_ok)(&pl, p->arg, 0) ||
-		     (p->len_arg && !arg_ok(&pl, p->len_arg, 0))))
+		     (p->len_arg && !arg_ok(&pl, p->len_arg, 0)) || !address_ok(p)))
 			return -1;
 		fmt += used;
 	}
