@@ -406,6 +406,7 @@ static struct conversion conversion_at(struct span s)
 	}
 	c.len = at.at - s.at;
 	c.plain &= c.len < 16;		/* libtraceevent copies at most 31 bytes */
+	c.plain &= c.args <= 2;		/* and fails a second '*' ("%*.*s") */
 	return c;
 }
 
