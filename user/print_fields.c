@@ -332,8 +332,7 @@ void tr_field_plan_free(struct tr_field_plan *plan)
 
 /* --- Printing a record -------------------------------------------------------- */
 
-/* The little-endian number at p, as tep_read_number() reads it (0: a size it does not). */
-static unsigned long long read_number(const unsigned char *p, int size)
+unsigned long long tr_read_number(const unsigned char *p, int size)
 {
 	__u16 v16;
 	__u32 v32;
@@ -499,7 +498,7 @@ static void array_at(const struct tep_format_field *f, const unsigned char *data
 		*len = f->size;
 		return;
 	}
-	loc = read_number(data + f->offset, f->size);
+	loc = tr_read_number(data + f->offset, f->size);
 	o = loc & 0xffff;
 	l = (loc >> 16) & 0xffff;
 	*offset = o > size ? 0 : o;
@@ -573,7 +572,7 @@ int tr_field_plan_print(const struct tr_field_plan *plan, const void *data, unsi
 				return -1;
 			continue;
 		}
-		v = read_number(bytes + f->offset, f->size);
+		v = tr_read_number(bytes + f->offset, f->size);
 		p = s->kind == STEP_CONVERSION ? put_conversion(p, s, v) : put_by_type(p, f, v);
 		line->len = p - line->buf;
 	}

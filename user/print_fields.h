@@ -34,6 +34,9 @@ int tr_line_reserve(struct tr_line *line, size_t n);
  */
 size_t tr_print_text(const char *fmt, char *text);
 
+/* The little-endian number at p, as tep_read_number() reads it (0: a size it does not). */
+unsigned long long tr_read_number(const unsigned char *p, int size);
+
 /*
  * What libtraceevent's eval_type_str() keeps of a value cast to type: a
  * mask (its "unsigned" test is moot: it never sign-extends).

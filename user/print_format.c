@@ -162,32 +162,36 @@ static void put_string(struct ctx *c, const char *format, int len_arg, const cha
 /* tep_read_number(): a 1, 2, 4 or 8-byte number in the record, else 0. */
 static __u64 read_number(struct ctx *c, unsigned long long offset, int size)
 {
-	const unsigned char *p = c->data + offset;
-	__u8 v8;
-	__u16 v16;
-	__u32 v32;
-	__u64 v64;
-
 	if (offset + size > c->size) {
 		c->short_record = 1;
 		return 0;
 	}
-	switch (size) {
-	case 1:
-		memcpy(&v8, p, 1);
-		return v8;
-	case 2:
-		memcpy(&v16, p, 2);
-		return v16;
-	case 4:
-		memcpy(&v32, p, 4);
-		return v32;
-	case 8:
-		memcpy(&v64, p, 8);
-		return v64;
-	default:
-		return 0;
+	return tr_read_number(c->data + offset, size);
+}
+
+/*
+ * The bytes of the field a %pU or %pI4 prints, which must be size long
+ * (else invalid is said, as libtraceevent says it), or NULL.
+ */
+static const unsigned char *address_bytes(struct ctx *c, const struct piece *p, int size,
+					  const char *invalid)
+{
+	const struct tep_print_arg *arg = p->arg;
+	const struct tep_format_field *f;
+
+	/* the plan has made sure it is a field, through casts */
+	while (arg->type == TEP_PRINT_TYPE)
+		arg = arg->typecast.item;
+	f = arg->field.field;
+	if (f->size != size) {
+		put_text(c, invalid);
+		return NULL;
 	}
+	if ((__u64)f->offset + size > c->size) {
+		c->short_record = 1;
+		return NULL;
+	}
+	return c->data + f->offset;
 }
 
 /* dynamic_offset_field(): where a __data_loc field's data lies; 0, 0 outside the record. */
@@ -500,35 +504,21 @@ static void put_function(struct ctx *c, char ext, __u64 addr)
 		put_format(c, "+0x%llx", (unsigned long long)(addr - start));
 }
 
-/* The field a %pU or %pI4 prints (the plan has made sure it is one, through casts). */
-static const struct tep_format_field *address_field(const struct tep_print_arg *arg)
-{
-	while (arg->type == TEP_PRINT_TYPE)
-		arg = arg->typecast.item;
-	return arg->field.field;
-}
-
 /* print_uuid_arg(): 16 bytes as a UUID (%pU, %pUb; %pUB in capitals), or a GUID (%pUl, %pUL). */
 static void put_uuid(struct ctx *c, const struct piece *p)
 {
 	static const unsigned char guid_index[16] = { 3, 2, 1, 0, 5, 4, 7, 6,
 						       8, 9, 10, 11, 12, 13, 14, 15 };
-	const struct tep_format_field *f = address_field(p->arg);
+	const unsigned char *b = address_bytes(c, p, 16, "INVALIDUUID");
 	int upper = p->variant == 'L' || p->variant == 'B';
 	int guid = p->variant == 'L' || p->variant == 'l';
 	char text[40], *t = text;
 	unsigned int i;
 
-	if (f->size != 16) {
-		put_text(c, "INVALIDUUID");
+	if (!b)
 		return;
-	}
-	if ((__u64)f->offset + 16 > c->size) {
-		c->short_record = 1;
-		return;
-	}
 	for (i = 0; i < 16; i++) {
-		unsigned char byte = c->data[f->offset + (guid ? guid_index[i] : i)];
+		unsigned char byte = b[guid ? guid_index[i] : i];
 
 		*t++ = (upper ? "0123456789ABCDEF" : "0123456789abcdef")[byte >> 4];
 		*t++ = (upper ? "0123456789ABCDEF" : "0123456789abcdef")[byte & 15];
@@ -545,18 +535,11 @@ static void put_uuid(struct ctx *c, const struct piece *p)
  */
 static void put_ipv4(struct ctx *c, const struct piece *p)
 {
-	const struct tep_format_field *f = address_field(p->arg);
+	const unsigned char *b = address_bytes(c, p, 4, "INVALIDIPv4");
 	int reverse = p->variant == 'h' || p->variant == 'l';
-	const unsigned char *b = c->data + f->offset;
 
-	if (f->size != 4) {
-		put_text(c, "INVALIDIPv4");
+	if (!b)
 		return;
-	}
-	if ((__u64)f->offset + 4 > c->size) {
-		c->short_record = 1;
-		return;
-	}
 	put_format(c, p->ext == 'i' ? "%03d.%03d.%03d.%03d" : "%d.%d.%d.%d",
 		   b[reverse ? 3 : 0], b[reverse ? 2 : 1], b[reverse ? 1 : 2], b[reverse ? 0 : 3]);
 }
