@@ -305,7 +305,7 @@ struct sink {
 	struct trace_seq seq;
 	struct tr_line line;		/* the text line being built */
 	struct class_memos *memos;	/* the report's, for the printing plans */
-	const struct tr_trace *trace;	/* what print formats name: strings, functions */
+	struct tr_trace *trace;		/* its print formats, and what they name */
 	int raw;			/* --raw: fields, never print formats */
 	const char *const *context;	/* the names of its context fields */
 	unsigned int ncontext;
@@ -335,14 +335,19 @@ static void print_context(const struct sink *k, const struct tr_item *it)
 	fputc('}', k->out);
 }
 
-/* The memo of it's class with its printing plans made, on its first record; NULL: none. */
+/*
+ * The memo of it's class with the printing plan its lines use made, on its
+ * first record: the print format's (not with --raw), else the fields'.
+ * NULL: no memo.
+ */
 static const struct class_memo *plans_of(struct sink *k, const struct tr_item *it)
 {
 	struct class_memo *memo = memo_of(k->memos, it);
 
 	if (memo && !memo->planned) {
-		memo->plan = tr_field_plan_new(it->class->tep);
-		memo->print = tr_print_plan_new(it->class->print, k->trace);
+		memo->print = k->raw ? NULL :
+			      tr_print_plan_new(tr_trace_print_format(k->trace, it->record->id), k->trace);
+		memo->plan = memo->print ? NULL : tr_field_plan_new(it->class->tep);
 		memo->planned = 1;
 	}
 	return memo;
@@ -431,7 +436,7 @@ static int put_info(struct sink *k, const struct tr_item *it)
 	struct tep_record rec = record_of(it);
 	struct trace_seq *seq = &k->seq;
 
-	if (memo && memo->print && !k->raw)
+	if (memo && memo->print)
 		return tr_print_plan_print(memo->print, rec.data, rec.size, &k->line);
 	if (memo && memo->plan)
 		return tr_field_plan_print(memo->plan, rec.data, rec.size, &k->line);
@@ -469,7 +474,7 @@ static int open_copy(struct sink *k, const struct tr_report_opts *o, const struc
 	return err == -EEXIST ? -EINVAL : err;
 }
 
-static int open_sink(struct sink *k, const struct tr_report_opts *o, const struct tr_trace *trace,
+static int open_sink(struct sink *k, const struct tr_report_opts *o, struct tr_trace *trace,
 		     FILE *out)
 {
 	*k = (struct sink) { .out = out, .format = o->format, .trace = trace, .raw = o->raw };

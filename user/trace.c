@@ -80,11 +80,21 @@ struct tr_trace {
 	/* who names the kernel functions fields point to (tr_trace_name_functions()) */
 	tr_function_namer namer;
 	void *namer_data;
-	/* the formats passed whole, for report's default text (tr_format_whole()) */
+	/* the formats passed whole, parsed when report's text first asks (tr_trace_print_format()) */
 	struct tep_handle *tep_whole;
+	struct whole_format *whole;	/* by event id */
+	char *events_text;		/* .tracer/events, which they point into */
 	/* .tracer/printk_formats, by address */
 	struct printk_string *printk;
 	unsigned int nprintk;
+};
+
+/* An event's format in .tracer/events, and the same with its print fmt whole once parsed. */
+struct whole_format {
+	const char *text;
+	size_t len;
+	struct tep_event *ev;		/* NULL: printed by its fields (format.h says why) */
+	int parsed;
 };
 
 /* A problem found while opening, handed out before the first item. */
@@ -277,11 +287,11 @@ static const char *fields_problem(const struct tep_event *ev)
  * The parsed format of an entry into tep, its print fmt reduced or whole,
  * or NULL and why not.
  */
-static struct tep_event *parse_format(struct tep_handle *tep, const struct entry *e,
-				      const char *format, int whole, const char **why)
+static struct tep_event *parse_format(struct tep_handle *tep, unsigned int id, const char *format,
+				      size_t len, int whole, const char **why)
 {
-	char *sane = whole ? tr_format_whole(format, e->format_len, e->id, why) :
-			     tr_format_sanitize(format, e->format_len, e->id, why);
+	char *sane = whole ? tr_format_whole(format, len, id, why) :
+			     tr_format_sanitize(format, len, id, why);
 	struct tep_event *ev = NULL;
 
 	/*
@@ -312,10 +322,15 @@ static void add_class(struct tr_trace *t, const struct entry *e, const char *for
 		return;
 	}
 	if (e->id >= t->nclasses) {
-		c = realloc(t->classes, (e->id + 1) * sizeof(*c));
+		struct whole_format *w = realloc(t->whole, (e->id + 1) * sizeof(*w));
+
+		if (w)
+			t->whole = w;
+		c = w ? realloc(t->classes, (e->id + 1) * sizeof(*c)) : NULL;
 		if (!c)
 			return;
 		memset(c + t->nclasses, 0, (e->id + 1 - t->nclasses) * sizeof(*c));
+		memset(w + t->nclasses, 0, (e->id + 1 - t->nclasses) * sizeof(*w));
 		t->classes = c;
 		t->nclasses = e->id + 1;
 	}
@@ -325,9 +340,9 @@ static void add_class(struct tr_trace *t, const struct entry *e, const char *for
 	if (!c->system || !c->name)
 		why = "out of memory";
 	else
-		c->tep = parse_format(t->tep, e, format, 0, &why);
-	if (c->tep)	/* without it, printed by its fields (format.h says why) */
-		c->print = parse_format(t->tep_whole, e, format, 1, &(const char *) { NULL });
+		c->tep = parse_format(t->tep, e->id, format, e->format_len, 0, &why);
+	if (c->tep)
+		t->whole[e->id] = (struct whole_format) { format, e->format_len, NULL, 0 };
 	if (!c->tep)
 		note(t, ".tracer/events: offset %zu: the format of event %u (%s:%s): %s; its records are skipped",
 		     offset, e->id, e->system, e->name, why);
@@ -451,7 +466,7 @@ static int read_classes(struct tr_trace *t, const char *dir, char *why, size_t w
 		return text ? len : -ENOMEM;
 	}
 	len = parse_classes(t, dir, text, len, why, whylen);
-	free(text);
+	t->events_text = text;
 	return len;
 }
 
@@ -649,6 +664,18 @@ static void read_printk_formats(struct tr_trace *t)
 	if (bad)
 		note(t, ".tracer/" TR_TRACE_PRINTK ": %u lines that are no address and string, skipped",
 		     bad);
+}
+
+struct tep_event *tr_trace_print_format(struct tr_trace *t, __u32 id)
+{
+	struct whole_format *w = id < t->nclasses ? &t->whole[id] : NULL;
+
+	if (!w || !w->text)
+		return NULL;
+	if (!w->parsed)
+		w->ev = parse_format(t->tep_whole, id, w->text, w->len, 1, &(const char *) { NULL });
+	w->parsed = 1;
+	return w->ev;
 }
 
 const char *tr_trace_printk(const struct tr_trace *t, __u64 address)
@@ -1182,6 +1209,8 @@ void tr_trace_close(struct tr_trace *t)
 		close(t->dir_fd);
 	free(t->notes);
 	free(t->printk);
+	free(t->whole);
+	free(t->events_text);
 	free(t->classes);
 	free(t->streams);
 	free(t->heap);

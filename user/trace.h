@@ -28,7 +28,6 @@ struct tr_trace_class {
 	char *system;
 	char *name;
 	struct tep_event *tep;		/* its parsed format; NULL if unusable */
-	struct tep_event *print;	/* the same with its print fmt whole, or NULL */
 };
 
 enum tr_item_kind {
@@ -114,6 +113,13 @@ int tr_trace_open_meta(const struct tr_trace *trace, const char *name);
  */
 typedef const char *(*tr_function_namer)(void *data, __u64 address, __u64 *start);
 int tr_trace_name_functions(struct tr_trace *trace, tr_function_namer namer, void *data);
+
+/*
+ * The format of event id with its print fmt whole (tr_format_whole()),
+ * parsed on the first call: what report's text evaluates; NULL where its
+ * records print by their fields.
+ */
+struct tep_event *tr_trace_print_format(struct tr_trace *trace, __u32 id);
 
 /* The string of .tracer/printk_formats at address, or NULL. */
 const char *tr_trace_printk(const struct tr_trace *trace, __u64 address);
