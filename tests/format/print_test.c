@@ -105,10 +105,13 @@ static int compare_format(const char *label, const char *sane, unsigned int reco
 	return result;
 }
 
-static void every_tracefs_format_prints_as_libtraceevent(void)
+/* visit(label, format, size, data) on each tracepoint format of the running kernel. */
+typedef void visit_fn(const char *label, const char *format, int size, void *data);
+
+/* Each format but ftrace's own events', until a check fails. */
+static void for_each_tracefs_format(visit_fn *visit, void *data)
 {
 	char **systems = tracefs_event_systems(NULL);
-	unsigned int formats = 0, planned = 0;
 	int i, j;
 
 	for (i = 0; systems && systems[i] && !tap_current_failed; i++) {
@@ -116,27 +119,46 @@ static void every_tracefs_format_prints_as_libtraceevent(void)
 
 		for (j = 0; events && events[j] && strcmp(systems[i], "ftrace") &&
 			    !tap_current_failed; j++) {
-			char *format, *sane, label[256];
-			const char *why;
+			char *format, label[256];
 			int size = 0;
 
 			format = tracefs_event_file_read(NULL, systems[i], events[j], "format", &size);
-			sane = format ? tr_format_sanitize(format, size, 7, &why) : NULL;
 			snprintf(label, sizeof(label), "%s:%s", systems[i], events[j]);
-			if (sane) {
-				formats++;
-				planned += compare_format(label, sane, 60) == 1;
-			}
-			free(sane);
+			if (format)
+				visit(label, format, size, data);
 			free(format);
 		}
 		tracefs_list_free(events);
 	}
 	tracefs_list_free(systems);
-	tap_diag("%u of %u formats printed by the fast path", planned, formats);
-	EXPECT(formats > 100);
+}
+
+struct field_counts {
+	unsigned int formats, planned;
+};
+
+static void compare_fields_of(const char *label, const char *format, int size, void *data)
+{
+	struct field_counts *n = data;
+	const char *why;
+	char *sane = tr_format_sanitize(format, size, 7, &why);
+
+	if (sane) {
+		n->formats++;
+		n->planned += compare_format(label, sane, 60) == 1;
+	}
+	free(sane);
+}
+
+static void every_tracefs_format_prints_as_libtraceevent(void)
+{
+	struct field_counts n = { 0, 0 };
+
+	for_each_tracefs_format(compare_fields_of, &n);
+	tap_diag("%u of %u formats printed by the fast path", n.planned, n.formats);
+	EXPECT(n.formats > 100);
 	/* most tracepoints are plain numbers and strings: the fast path is the rule */
-	EXPECT(planned * 10 >= formats * 8);
+	EXPECT(n.planned * 10 >= n.formats * 8);
 }
 
 /*
@@ -203,44 +225,39 @@ static int compare_print(const char *label, const char *whole, unsigned int reco
 	return result;
 }
 
+struct print_counts {
+	unsigned int formats, whole, planned, short_records;
+};
+
+static void compare_print_of(const char *label, const char *format, int size, void *data)
+{
+	struct print_counts *n = data;
+	const char *why;
+	char *text = tr_format_whole(format, size, 7, &why);
+
+	n->formats++;
+	if (text) {
+		int printed = compare_print(label, text, 60, &n->short_records);
+
+		n->whole++;
+		n->planned += printed == 1;
+		if (!printed && getenv("PRINT_TEST_VERBOSE"))
+			tap_diag("no plan: %s", label);
+	} else if (getenv("PRINT_TEST_VERBOSE")) {
+		tap_diag("not whole: %s: %s", label, why);
+	}
+	free(text);
+}
+
 static void every_tracefs_print_fmt_prints_as_libtraceevent(void)
 {
-	char **systems = tracefs_event_systems(NULL);
-	unsigned int formats = 0, whole = 0, planned = 0, short_records = 0;
-	int i, j;
+	struct print_counts n = { 0, 0, 0, 0 };
 
-	for (i = 0; systems && systems[i]; i++) {
-		char **events = tracefs_system_events(NULL, systems[i]);
-
-		for (j = 0; events && events[j] && strcmp(systems[i], "ftrace"); j++) {
-			char *format, *text, label[256];
-			const char *why;
-			int size = 0;
-
-			format = tracefs_event_file_read(NULL, systems[i], events[j], "format", &size);
-			text = format ? tr_format_whole(format, size, 7, &why) : NULL;
-			snprintf(label, sizeof(label), "%s:%s", systems[i], events[j]);
-			formats += format != NULL;
-			if (text) {
-				int printed = compare_print(label, text, 60, &short_records);
-
-				whole++;
-				planned += printed == 1;
-				if (!printed && getenv("PRINT_TEST_VERBOSE"))
-					tap_diag("no plan: %s", label);
-			} else if (getenv("PRINT_TEST_VERBOSE")) {
-				tap_diag("not whole: %s: %s", label, why);
-			}
-			free(text);
-			free(format);
-		}
-		tracefs_list_free(events);
-	}
-	tracefs_list_free(systems);
+	for_each_tracefs_format(compare_print_of, &n);
 	tap_diag("%u of %u formats passed whole, %u of them printed by the plan (%u short records "
-		 "left out)", whole, formats, planned, short_records);
-	EXPECT(formats > 100);
-	EXPECT(planned * 10 >= formats * 7);
+		 "left out)", n.whole, n.formats, n.planned, n.short_records);
+	EXPECT(n.formats > 100);
+	EXPECT(n.planned * 10 >= n.formats * 7);
 }
 
 #define HEAD \
