@@ -53,6 +53,17 @@ static struct tep_event *parse_sane(struct tep_handle *tep, const char *sane)
 	return ev;
 }
 
+/* Random records from here on follow from the input (FNV-1a of its bytes). */
+static void seed_records(const uint8_t *data, size_t size)
+{
+	size_t i;
+
+	rng = 0x9e3779b97f4a7c15ull;
+	for (i = 0; i < size; i++)
+		rng = (rng ^ data[i]) * 0x100000001b3ull;
+	rng |= 1;
+}
+
 /* Three records, seeded by the input, printed by both: the same text. */
 static void compare_prints(const char *sane, const uint8_t *data, size_t size)
 {
@@ -63,12 +74,8 @@ static void compare_prints(const char *sane, const uint8_t *data, size_t size)
 	struct tr_line line = { NULL, 0, 0 };
 	struct trace_seq seq;
 	unsigned int r, len;
-	size_t i;
 
-	rng = 0x9e3779b97f4a7c15ull;
-	for (i = 0; i < size; i++)
-		rng = (rng ^ data[i]) * 0x100000001b3ull;
-	rng |= 1;
+	seed_records(data, size);
 	trace_seq_init(&seq);
 	for (r = 0; plan && r < 3; r++) {
 		len = random_record(ref, record, sizeof(record) - 1);
@@ -101,12 +108,8 @@ static void print_whole(const char *whole, const uint8_t *data, size_t size)
 	struct tr_line line = { NULL, 0, 0 };
 	unsigned char *record;
 	unsigned int r, len, cut;
-	size_t i;
 
-	rng = 0x9e3779b97f4a7c15ull;
-	for (i = 0; i < size; i++)
-		rng = (rng ^ data[i]) * 0x100000001b3ull;
-	rng |= 1;
+	seed_records(data, size);
 	for (r = 0; plan && r < 3; r++) {
 		record = malloc(65536 + 512);
 		if (!record)
