@@ -86,7 +86,7 @@ FUZZ_LIBS := $(shell pkg-config --libs libtraceevent)
 FUZZ_BINS := $(BUILD)/fuzz/report_fuzz $(BUILD)/fuzz/format_fuzz $(BUILD)/fuzz/filter_fuzz
 FUZZ_SECONDS ?= 300
 
-$(BUILD)/fuzz/report_fuzz: tests/fuzz/report_fuzz.c user/report.c user/trace.c user/format.c \
+$(BUILD)/fuzz/report_fuzz: tests/fuzz/report_fuzz.c user/report.c user/trace.c user/trace_meta.c user/trace_stream.c user/format.c \
 			   user/packet.c user/cpus.c user/stacks.c user/symbols.c user/context.c \
 			   user/names.c user/export_json.c user/ctf.c user/report_stats.c user/report_tasks.c \
 			   user/export_chrome.c user/export_perfetto.c user/protobuf.c user/export_ctf.c \

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Reading a trace directory written by tracer record: every stream of
- * packets (one per channel and CPU), merged into one sequence in timestamp order in one pass.
+ * Reading a trace: every stream of packets (one per channel and CPU) of a
+ * directory written by tracer record, or of a recording going on (fed by
+ * its consumer, for tracer top), merged into one sequence in timestamp
+ * order in one pass.
  * Each stream is in time order already (ringbuf.h, I2), so a heap of the
  * streams' next items gives the global order.  Losses come out as items
  * where they happened.  Files are checked, never trusted: only regular
@@ -63,9 +65,33 @@ struct tr_item {
 int tr_trace_open(struct tr_trace **trace, const char *dir, char *why, size_t whylen);
 
 /*
+ * A live trace: the packets of nchannels channels (named channels[i]) of
+ * ncpu CPUs each, fed by the consumer that takes them from the buffers
+ * (stream channel * ncpu + cpu, as the recorder numbers its buffers);
+ * events_text is .tracer/events' text for their records.  Nothing comes
+ * out until tr_trace_set_horizon() lets it.  On failure -errno and why.
+ */
+int tr_trace_open_live(struct tr_trace **trace, const char *events_text, size_t len,
+		       const char *const *channels, unsigned int nchannels, unsigned int ncpu,
+		       char *why, size_t whylen);
+
+/* A packet of stream, sound by tr_packet_header_problem(), copied in.  0 or -errno. */
+int tr_trace_feed(struct tr_trace *trace, unsigned int stream, const void *packet);
+
+/*
+ * Items up to ts may come out of a live trace: the consumer has fed every
+ * packet holding a record before ts (~0: everything, at the end).  One
+ * fed later with such a record still comes out, counted as late.
+ */
+void tr_trace_set_horizon(struct tr_trace *trace, __u64 ts);
+
+/* Items handed out after one with a later timestamp. */
+__u64 tr_trace_late(const struct tr_trace *trace);
+
+/*
  * The next item in time order (problems found while opening come first):
- * 1, or 0 at the end.  What the item points to stays valid until the next
- * call.
+ * 1, or 0 at the end (a live trace's: none up to the horizon yet).  What
+ * the item points to stays valid until the next call.
  */
 int tr_trace_next(struct tr_trace *trace, struct tr_item *item);
 

@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The trace reader's parts, private to them: the trace (trace.c: opening,
+ * the merge), its metadata (trace_meta.c: .tracer/), and its streams
+ * (trace_stream.c: packets into items, from files or fed live).
+ */
+#ifndef TRACER_TRACE_IMPL_H
+#define TRACER_TRACE_IMPL_H
+
+#include <stdio.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include <tracer/record.h>
+
+#include "trace.h"
+#include "packet.h"
+#include "trace_dir.h"
+
+/* .tracer/events holds at most TR_MAX_EVENTS formats of a few KiB each. */
+#define MAX_EVENTS_FILE		(64u << 20)
+/* A field lies in the first 64 KiB of its record (__data_loc offsets are 16-bit). */
+#define MAX_FIELD_END		65536
+
+struct stream {
+	char name[TR_CHANNEL_NAME_MAX + 16];	/* CHANNEL_CPU */
+	__u32 channel;			/* the packets' stream_id */
+	const char *channel_name;	/* for its losses, when the trace has several */
+	__u32 cpu;
+	const char *bytes;		/* the file mapped, or (live) the packet being read */
+	size_t size;
+	size_t next_packet;		/* offset in bytes */
+	/* a live trace's: packets fed and not yet read, oldest first, and the one read */
+	int live;
+	struct fed_packet *fed, *fed_last, *reading;
+	__u64 packets_read;
+	int in_heap;			/* its head is in the merge */
+	int in_packet;
+	int started;			/* a packet was read: the counters below hold */
+	struct tr_packet_iter it;
+	const struct tr_packet_header *packet;
+	__u64 lost[4];			/* cumulative, the most a packet reported */
+	__u64 last_seq;
+	__u64 last_end;			/* timestamp_end of the previous packet */
+	__u64 last_ts;			/* of its latest item */
+	struct tr_item head;		/* its next item */
+	struct tr_item lost_events;	/* reported after the packet's records */
+	int has_lost_events;
+	char problem[512];		/* the head's text when it is a problem */
+};
+
+/* A channel of the trace: its stream files are NAME_CPU. */
+struct channel {
+	char name[TR_CHANNEL_NAME_MAX];
+	int used;
+};
+
+struct tr_trace {
+	int dir_fd, meta_fd;		/* the trace directory and its .tracer */
+	struct channel channels[TR_MAX_CHANNELS];	/* by stream class id */
+	unsigned int nchannels;
+	struct tep_handle *tep;
+	struct tr_trace_class *classes;
+	unsigned int nclasses;
+	struct stream *streams;
+	unsigned int nstreams;
+	unsigned int *heap;		/* stream indices, earliest head first */
+	unsigned int heap_len;
+	/* live (tr_trace_open_live()): what may come out, and what came out late */
+	int live;
+	__u64 horizon;			/* items after it wait (a trace directory's: all) */
+	__u64 last_out;			/* the latest timestamp handed out */
+	__u64 late;			/* items handed out before an earlier one */
+	char **notes;			/* problems found while opening */
+	unsigned int nnotes, next_note;
+	/* Event ids (the last entry: all larger ones) said to have no format. */
+	unsigned char unknown_told[TR_MAX_EVENTS + 1];
+	char reported[512];		/* the problem tr_trace_next() handed out */
+	char *payload;			/* the record it handed out, copied */
+	size_t payload_size;
+	int stacks;			/* its records carry call stacks (.tracer/stacks) */
+	/* ... and context fields, 8 bytes each (.tracer/context) */
+	char context[TR_MAX_CONTEXT][TR_CONTEXT_NAME_MAX];
+	const char *context_names[TR_MAX_CONTEXT];
+	unsigned int ncontext;
+	/* who names the kernel functions fields point to (tr_trace_name_functions()) */
+	tr_function_namer namer;
+	void *namer_data;
+	/* the formats passed whole, parsed when report's text first asks (tr_trace_print_format()) */
+	struct tep_handle *tep_whole;
+	struct whole_format *whole;	/* by event id */
+	char *events_text;		/* .tracer/events, which they point into */
+	/* .tracer/printk_formats, by address */
+	struct printk_string *printk;
+	unsigned int nprintk;
+};
+
+
+
+/* A packet fed to a live stream, copied. */
+struct fed_packet {
+	struct fed_packet *next;
+	size_t size;
+	char bytes[] __attribute__((aligned(8)));
+};
+
+/* --- trace.c ---------------------------------------------------------------- */
+
+/* A problem found while opening, handed out before the first item. */
+void trace_note(struct tr_trace *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A file of the trace, for reading: a regular file, no symbolic link.  fd or -errno. */
+int trace_open_regular(int dir_fd, const char *name, struct stat *st);
+/* What an error of opening a file of the trace means, in words. */
+const char *trace_file_error(int err);
+/* A decimal number (no sign, no space, no overflow) up to max: 1, else 0. */
+int trace_decimal(const char *s, unsigned long long max, unsigned long long *value);
+
+/* --- trace_meta.c: .tracer/ ---------------------------------------------------- */
+
+/* The classes of .tracer/events' text (named name in messages): 0, or -errno and why. */
+int trace_parse_classes(struct tr_trace *t, const char *name, const char *text, size_t len,
+			char *why, size_t whylen);
+/* Everything .tracer/ says of the trace in dir: 0, or -errno and why. */
+int trace_read_meta(struct tr_trace *t, const char *dir, char *why, size_t whylen);
+/* Frees what they read. */
+void trace_meta_free(struct tr_trace *t);
+
+/* --- trace_stream.c: a stream's items ------------------------------------------ */
+
+/* The stream files of the trace's channels, into t->streams: 0, or -errno and why. */
+int trace_open_streams(struct tr_trace *t, const char *dir, char *why, size_t whylen);
+/* Moves a stream to its next item; 0 when it has none left (a live one: none yet). */
+int trace_stream_advance(struct tr_trace *t, struct stream *s);
+/* Queues a copy of a sound packet (tr_packet_header_problem()) on a live stream.  0 or -ENOMEM. */
+int trace_stream_feed(struct stream *s, const struct tr_packet_header *packet);
+void trace_stream_close(struct stream *s);
+
+#endif /* TRACER_TRACE_IMPL_H */
