@@ -50,8 +50,15 @@
 #include <tracer/kmod.h>
 #include <tracer/record.h>
 
-/* The recorder's own process: never recorded. */
+/* The recorder's own process: never recorded, but for its CPUs' switches (below). */
 const volatile __u32 tr_self_tgid;
+/*
+ * sched:sched_switch's event id, or ~0.  The record of a switch is written
+ * by the task leaving the CPU: the recorder's are kept, or the time it
+ * runs would show as the time of whoever ran before it (tracer top's CPU
+ * times, export's slices).
+ */
+const volatile __u32 tr_switch_id = ~0u;
 /* Record only processes in tr_pids (-p, or a command and its children). */
 const volatile bool tr_filter_pids;
 /* Add children of recorded processes to tr_pids (a command's children). */
@@ -166,19 +173,25 @@ static __always_inline bool comm_wanted(void)
 	return true;
 }
 
-static __always_inline bool wanted(void)
+/* Whether the running task's records are recorded (self: the recorder's too). */
+static __always_inline bool wanted_from(bool self)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 	__u32 cpu = bpf_get_smp_processor_id();
 	__u8 *set;
 
 	if (tgid == tr_self_tgid)
-		return false;
+		return self;
 	if (tr_filter_pids && !bpf_map_lookup_elem(&tr_pids, &tgid))
 		return false;
 	if (tr_filter_cpus && (!(set = bpf_map_lookup_elem(&tr_cpus, &cpu)) || !*set))
 		return false;
 	return !tr_filter_comm || comm_wanted();
+}
+
+static __always_inline bool wanted(void)
+{
+	return wanted_from(false);
 }
 
 /*
@@ -534,7 +547,7 @@ int tr_tracepoint(void *ctx)
 	if (tr_stopped)
 		return tr_kmod_via_perf ? 0 : TR_SHARE;
 	shape = bpf_map_lookup_elem(&tr_events, &id);
-	if (!shape || !wanted())
+	if (!shape || !wanted_from(id == tr_switch_id))
 		return tr_kmod_via_perf ? 0 : TR_SHARE;
 	if (tr_kmod_via_perf)
 		return filter_passes(ctx, id, shape, TR_FILTER_SLOT_TRACEPOINT);

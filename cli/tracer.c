@@ -26,6 +26,7 @@
 #include "cpus.h"
 #include "context.h"
 #include "probes.h"
+#include "top.h"
 
 #define TRACER_VERSION		"0.1"
 
@@ -104,6 +105,25 @@ static const char usage_export[] =
 "                         ctf: a trace directory FILE of the selected events (report, babeltrace2)\n"
 USAGE_SELECT;
 
+static const char usage_top[] =
+"usage: tracer top [-e EVENT...] [options]\n"
+"  -e, --event EVENT      as record takes it (default: sched:sched_switch, sched:sched_waking,\n"
+"                         raw_syscalls:sys_enter, raw_syscalls:sys_exit); --filter follows its -e\n"
+"  -p, --pid PID          only this process and its threads\n"
+"  -C, --cpu LIST         only these CPUs, e.g. 0,2-3\n"
+"      --comm NAME        only tasks with this command name\n"
+"      --interval SECS    seconds between updates, e.g. 1 or 0.5 (default 1)\n"
+"      --batch            no screen: the tables as text on standard output at each update (top -b)\n"
+"      --output FORMAT    with --batch: text (default) or json (an object per update and line)\n"
+"      --iterations N     with --batch: stop after N updates\n"
+"      --rows N           with --batch text: at most N rows per table (default 20, 0: all)\n"
+"      --record DIR       also write the trace record would write into DIR (-f replaces it)\n"
+"  -d, --duration SECS    stop after SECS seconds\n"
+"      --buffer-size SIZE, --subbuf-size SIZE, --flush-ms MS, --backend WHO, -v: as record takes them\n"
+"The screen: Tab or t s e c switch the view (tasks, system calls, events, CPUs), < > the sort\n"
+"column, p pauses, f filters the tasks, r resets the counts, h helps, q quits.\n"
+"Lost events are shown by cause in the header; none are ever left out.\n";
+
 static const char usage_snapshot[] =
 "usage: tracer snapshot [-o DIR]\n"
 "  -o, --output DIR       the directory a tracer record --flight-recorder writes into (default tracer.data)\n"
@@ -122,6 +142,7 @@ static const char usage[] =
 "  record   record tracepoints into a CTF trace directory\n"
 "  report   print a trace's events from all CPUs in time order\n"
 "  export   write a trace's events into a file, as text or JSON lines\n"
+"  top      what the machine does now, live: tasks, system calls, events, CPUs\n"
 "  list     list the tracepoints (or kernel functions, USDT probes), optionally those matching a glob\n"
 "  snapshot ask a flight recorder (record --flight-recorder) for a snapshot\n"
 "  help     print a command's options: tracer help COMMAND\n"
@@ -508,6 +529,19 @@ static int record_option(struct tr_record_opts *o, const char **events, const ch
 	}
 }
 
+/* What record and top record when not told otherwise; events, filters and channels as -e fills them. */
+static struct tr_record_opts record_defaults(const char **events, const char **filters,
+					     unsigned int *channels)
+{
+	return (struct tr_record_opts) {
+		.events = events, .filters = filters, .event_channels = channels,
+		.output = "tracer.data", .flush_ms = 100,
+		.channels = { { .name = TR_DEFAULT_CHANNEL, .buffer_size = 4 << 20,
+				.subbuf_size = 1 << 20, .mode = TR_MODE_DISCARD } },
+		.nchannels = 1,
+	};
+}
+
 static int cmd_record(int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -538,13 +572,7 @@ static int cmd_record(int argc, char **argv)
 	const char **events = calloc(argc, sizeof(*events));
 	const char **filters = calloc(argc, sizeof(*filters));
 	unsigned int *channels = calloc(argc, sizeof(*channels));
-	struct tr_record_opts o = {
-		.events = events, .filters = filters, .event_channels = channels,
-		.output = "tracer.data", .flush_ms = 100,
-		.channels = { { .name = TR_DEFAULT_CHANNEL, .buffer_size = 4 << 20,
-				.subbuf_size = 1 << 20, .mode = TR_MODE_DISCARD } },
-		.nchannels = 1,
-	};
+	struct tr_record_opts o = record_defaults(events, filters, channels);
 	int c;
 
 	while ((c = getopt_long(argc, argv, "+e:ap:C:o:fd:ghv", options, NULL)) != -1) {
@@ -856,6 +884,120 @@ static int cmd_list(int argc, char **argv)
 	return n <= 0 ? 1 : 0;
 }
 
+enum { OPT_INTERVAL = 512, OPT_BATCH, OPT_TOP_OUTPUT, OPT_ITERATIONS, OPT_ROWS, OPT_RECORD };
+
+static int top_option(struct tr_top_opts *o, int c)
+{
+	unsigned long long n;
+
+	switch (c) {
+	case OPT_INTERVAL:
+		if (parse_duration("--interval", optarg, &o->interval))
+			return -EINVAL;
+		if (o->interval < 0.1 || o->interval > 3600)
+			return refuse("--interval", optarg, "must be from 0.1 to 3600 seconds");
+		return 0;
+	case OPT_BATCH:
+		if (o->output == TR_TOP_SCREEN)
+			o->output = TR_TOP_TEXT;
+		return 0;
+	case OPT_TOP_OUTPUT:
+		if (!strcmp(optarg, "json"))
+			o->output = TR_TOP_JSON;
+		else if (!strcmp(optarg, "text"))
+			o->output = TR_TOP_TEXT;
+		else
+			return refuse("--output", optarg, "must be text or json");
+		return 0;
+	case OPT_ITERATIONS:
+		if (parse_uint("--iterations", optarg, 1, UINT_MAX, &n))
+			return -EINVAL;
+		o->iterations = n;
+		return 0;
+	case OPT_ROWS:
+		if (parse_uint("--rows", optarg, 0, UINT_MAX, &n))
+			return -EINVAL;
+		o->rows = n;
+		return 0;
+	case OPT_RECORD:
+		o->record.output = optarg;
+		return *optarg ? 0 : refuse("--record", optarg, "empty");
+	default:
+		return -EINVAL;
+	}
+}
+
+/* The options top shares with record: what to record and how. */
+static int top_record_option(int c)
+{
+	return c == 'e' || c == OPT_FILTER || c == 'p' || c == 'C' || c == OPT_COMM || c == 'f' ||
+	       c == 'd' || c == OPT_BUFFER || c == OPT_SUBBUF || c == OPT_FLUSH ||
+	       c == OPT_BACKEND || c == 'v';
+}
+
+static int cmd_top(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "event", required_argument, NULL, 'e' },
+		{ "filter", required_argument, NULL, OPT_FILTER },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "cpu", required_argument, NULL, 'C' },
+		{ "comm", required_argument, NULL, OPT_COMM },
+		{ "force", no_argument, NULL, 'f' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "buffer-size", required_argument, NULL, OPT_BUFFER },
+		{ "subbuf-size", required_argument, NULL, OPT_SUBBUF },
+		{ "flush-ms", required_argument, NULL, OPT_FLUSH },
+		{ "backend", required_argument, NULL, OPT_BACKEND },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "interval", required_argument, NULL, OPT_INTERVAL },
+		{ "batch", no_argument, NULL, OPT_BATCH },
+		{ "output", required_argument, NULL, OPT_TOP_OUTPUT },
+		{ "iterations", required_argument, NULL, OPT_ITERATIONS },
+		{ "rows", required_argument, NULL, OPT_ROWS },
+		{ "record", required_argument, NULL, OPT_RECORD },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	const char **events = calloc(argc, sizeof(*events));
+	const char **filters = calloc(argc, sizeof(*filters));
+	unsigned int *channels = calloc(argc, sizeof(*channels));
+	struct tr_top_opts o = {
+		.record = record_defaults(events, filters, channels), .interval = 1, .rows = 20,
+	};
+	int c, batch = 0;
+
+	o.record.output = NULL;
+	while ((c = getopt_long(argc, argv, "+e:p:C:fd:hv", options, NULL)) != -1) {
+		if (c == 'h') {
+			fputs(usage_top, stdout);
+			return 0;
+		}
+		if (c == '?')
+			return bad_option();
+		batch |= c == OPT_BATCH;
+		if (top_record_option(c) ? record_option(&o.record, events, filters, c) :
+					   top_option(&o, c))
+			return 2;
+	}
+	if (optind < argc) {
+		fprintf(stderr, "%s: unexpected argument '%s' (top watches the whole machine, or -p PID)\n",
+			me, argv[optind]);
+		return 2;
+	}
+	if (!batch && o.output != TR_TOP_SCREEN) {
+		fprintf(stderr, "%s: --output prints tables without a screen: add --batch\n", me);
+		return 2;
+	}
+	if (!batch && o.iterations) {
+		fprintf(stderr, "%s: --iterations counts --batch's updates: add --batch\n", me);
+		return 2;
+	}
+	if (assign_channels(&o.record, events, channels))
+		return 2;
+	return tr_top(&o);
+}
+
 static int cmd_snapshot(int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -899,6 +1041,7 @@ static const struct command {
 	{ "export", cmd_export, usage_export },
 	{ "list", cmd_list, usage_list },
 	{ "snapshot", cmd_snapshot, usage_snapshot },
+	{ "top", cmd_top, usage_top },
 };
 
 static const struct command *find_command(const char *name)

@@ -2,7 +2,8 @@
 /*
  * tracer record's consumer: the reader's side of the buffer protocol
  * (ringbuf.h), sub-buffer by sub-buffer, either backend, each packet
- * checked and appended to its CPU's stream file.
+ * checked, then appended to its CPU's stream file and (tracer top) fed to
+ * the live reader.
  */
 #include <errno.h>
 #include <unistd.h>
@@ -78,7 +79,10 @@ void rec_consume(struct session *s)
 				put_subbuf(s, stream, pos);
 				continue;
 			}
-			s->write_error = store_packet(s, stream, packet);
+			if (s->stream_fd)
+				s->write_error = store_packet(s, stream, packet);
+			if (s->live && !s->write_error)
+				rec_live_feed(s, stream, packet);
 			if (!s->write_error)
 				count_records(s, packet);
 			put_subbuf(s, stream, pos);

@@ -45,6 +45,7 @@
 #include "session.h"
 
 static volatile sig_atomic_t stop_requested, snapshot_requested;
+static const char *command_name = "record";	/* for messages */
 
 static void on_stop_signal(int sig)
 {
@@ -63,7 +64,7 @@ void rec_say(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "tracer record: ");
+	fprintf(stderr, "tracer %s: ", command_name);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
@@ -150,6 +151,18 @@ static bool has_filters(const struct session *s)
 	return s->trigger.ninsn > 0;
 }
 
+/* sched:sched_switch's id in the set, or ~0. */
+static __u32 switch_id(const struct session *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->events.count; i++)
+		if (!strcmp(s->events.events[i].system, "sched") &&
+		    !strcmp(s->events.events[i].name, "sched_switch"))
+			return i;
+	return ~0u;
+}
+
 static int configure(struct session *s)
 {
 	const struct tr_record_opts *o = s->o;
@@ -164,6 +177,7 @@ static int configure(struct session *s)
 	/* A flight recorder reads only for snapshots: no notices to wake it. */
 	skel->rodata->trb_notify = !s->use_kmod && !o->flight_recorder;
 	skel->rodata->tr_self_tgid = s->self;
+	skel->rodata->tr_switch_id = switch_id(s);
 	skel->rodata->tr_filter_pids = !o->system_wide && (o->pid || o->command);
 	skel->rodata->tr_follow_forks = !o->system_wide && !o->pid && o->command;
 	skel->rodata->tr_filter_cpus = o->cpus != NULL;
@@ -770,7 +784,7 @@ static int start_recording(struct session *s)
 		s->child_fd = pidfd_open(s->child, 0);
 		if (s->child_fd >= 0)
 			tr_waiter_watch(&s->waiter, s->child_fd, EPOLLIN);
-	} else {
+	} else if (!s->live) {
 		/* Without a command, say when recording starts (scripts wait for it). */
 		rec_say("recording %u tracepoints; Ctrl-C stops", s->nattached);
 	}
@@ -820,10 +834,10 @@ static void run(struct session *s)
 	const struct tr_record_opts *o = s->o;
 	const __u64 flush_ns = o->flush_ms * 1000000ull, never = ~0ull;
 	__u64 start = now_ns(), next_flush = start + flush_ns, next_status = never, end = never;
-	int live = isatty(STDERR_FILENO), had_command = s->child != 0;
+	int status = isatty(STDERR_FILENO) && !s->live, had_command = s->child != 0;
 
 	s->last_misses_read = start;
-	while (!stop_requested && !s->write_error) {
+	while (!stop_requested && !s->write_error && !(s->live && rec_live_stop_asked(s))) {
 		__u64 now = now_ns(), wake;
 
 		if (!s->recording && start_recording(s)) {
@@ -831,7 +845,7 @@ static void run(struct session *s)
 				break;
 			start = now;
 			end = o->duration > 0 ? now + o->duration * 1e9 : never;
-			next_status = live ? now + 1000000000ull : never;
+			next_status = status ? now + 1000000000ull : never;
 		}
 		if (s->recording && had_command && !command_running(s))
 			break;
@@ -845,6 +859,8 @@ static void run(struct session *s)
 		}
 		if (!o->flight_recorder)
 			rec_consume(s);
+		if (s->live)
+			rec_live_round(s, now, 0);
 		if (snapshot_requested) {
 			snapshot_requested = 0;
 			snapshot(s, 0);
@@ -890,9 +906,10 @@ static void summary(struct session *s)
 	unsigned int i;
 
 	if (s->o->flight_recorder)
-		fprintf(stderr, "tracer record: %u snapshot%s, ", s->snapshots, s->snapshots == 1 ? "" : "s");
+		fprintf(stderr, "tracer %s: %u snapshot%s, ", command_name, s->snapshots,
+			s->snapshots == 1 ? "" : "s");
 	else
-		fprintf(stderr, "tracer record: ");
+		fprintf(stderr, "tracer %s: ", command_name);
 	fprintf(stderr, "%lu events, %.1f MiB in %s (backend %s, clock %s)\n",
 		s->records, s->bytes / 1048576.0, s->o->output, rec_backend_name(s), rec_clock_name(s));
 	for (i = 0; i < s->events.count; i++)
@@ -971,15 +988,19 @@ static int setup(struct session *s)
 	}
 	say_probe_notes(s);
 	err = load_bpf(s);
-	if (!err)
+	if (!err && s->o->output)
 		err = create_trace_dir(s);
 	s->per_event = calloc(s->events.count, sizeof(*s->per_event));
 	if (!err && s->o->flight_recorder)
 		err = rec_control_open(s);
-	if (!err && !s->o->flight_recorder)
+	if (!err && s->o->output && !s->o->flight_recorder)
 		err = rec_write_metadata(s);
-	if (!err && !s->o->flight_recorder)
+	if (!err && s->o->output && !s->o->flight_recorder)
 		err = rec_open_streams(s);
+	if (!err && s->o->live)
+		err = rec_live_open(s);
+	if (!err && s->o->live && s->o->live->stop_fd >= 0)
+		err = tr_waiter_watch(&s->waiter, s->o->live->stop_fd, EPOLLIN);
 	if (!err && s->o->command)
 		err = start_command(s);
 	if (!err)
@@ -997,6 +1018,7 @@ static void teardown(struct session *s)
 	if (s->use_kmod)
 		tr_kmodbuf_close(&s->kbufs);
 	rec_control_close(s);
+	rec_live_close(s);
 	tr_trace_dir_close(&s->dir);
 	rec_close_streams(s);
 	close(s->release_fd);
@@ -1028,6 +1050,8 @@ int tr_record(const struct tr_record_opts *o)
 	};
 	int err, status = 0;
 
+	if (o->name)
+		command_name = o->name;
 	if (rec_channels_set(&s))
 		return 2;
 	sigaction(SIGINT, &stop, NULL);
@@ -1053,10 +1077,13 @@ int tr_record(const struct tr_record_opts *o)
 			rec_finish_writing(&s);
 			rec_consume(&s);
 		}
+		if (s.live)
+			rec_live_round(&s, now_ns(), 1);
 		if (s.write_error)
 			rec_say("writing the trace failed (%s): recording stopped; what was written stays readable",
 			    strerror(-s.write_error));
-		summary(&s);
+		if (o->output)
+			summary(&s);
 	}
 	/* Stopped before the command ended: end it, as perf record does. */
 	if (s.child) {

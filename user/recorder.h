@@ -28,7 +28,35 @@ struct tr_channel_opts {
 	enum tr_buf_mode mode;
 };
 
+struct tr_item;
+
+/* A recording as its live reader sees it: who writes, what was lost so far by cause, what came late. */
+struct tr_live_status {
+	const char *backend;		/* "bpf" or "kmod" */
+	__u64 lost_full, lost_wrap, lost_big, lost_busy;	/* ringbuf.h, I5 */
+	__u64 misses;			/* the kernel skipped the programs (recursion) */
+	__u64 late;			/* items out of time order (tr_trace_late()) */
+	__u64 unfed;			/* packets the live reader had no memory for */
+};
+
+/*
+ * tracer top's side of a recording: every packet the consumer takes also
+ * goes to a live trace (trace.h); its items come out to item() in time
+ * order once every buffer has delivered what came before them, and
+ * round() follows each consumer round with the time they have reached
+ * (~0 at the end) and what was lost.  Writing to stop_fd (a non-blocking
+ * eventfd, or -1) ends the recording as Ctrl-C does.
+ */
+struct tr_live_sink {
+	void (*item)(void *data, const struct tr_item *item);
+	void (*round)(void *data, __u64 reached, const struct tr_live_status *status);
+	void *data;
+	int stop_fd;
+};
+
 struct tr_record_opts {
+	const char *name;		/* the command, for messages: "record" (NULL) or "top" */
+	const struct tr_live_sink *live;	/* tracer top's, or NULL */
 	const char *const *events;	/* specs, e.g. "sched:*" */
 	const char *const *filters;	/* --filter of each spec, or NULL entries */
 	const unsigned int *event_channels;	/* each spec's channel, or NULL: all in 0 */
@@ -40,7 +68,7 @@ struct tr_record_opts {
 	pid_t pid;			/* -p: this process and its threads, or 0 */
 	const char *cpus;		/* -C: list such as "0,2-3", or NULL */
 	const char *comm;		/* --comm, or NULL */
-	const char *output;		/* -o: trace directory */
+	const char *output;		/* -o: trace directory (NULL: none, with live) */
 	int force;			/* replace an existing output directory */
 	double duration;		/* seconds, 0 for until stopped */
 	int flight_recorder;		/* overwrite, written only in snapshots */

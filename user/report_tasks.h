@@ -10,13 +10,24 @@
 
 #include <linux/types.h>
 
+/* What tracer top keeps per task (top_model.c). */
+struct tr_task_top {
+	__u64 cpu_ns;			/* on a CPU, this interval */
+	__u64 syscalls;			/* entered, this interval */
+	__u64 waits, wait_ns, wait_max_ns;	/* run-queue latencies, since the start */
+	__u64 runnable_since;		/* woken or preempted then, not yet run again; 0: not */
+	__u64 syscall_since;		/* in system call syscall_nr since then (sys_enter); 0: not */
+	int syscall_nr;
+};
+
 struct tr_task {
 	__u32 key;			/* tid + 1; 0: a free slot */
 	__u32 pid;			/* its process, from its records; 0 until one is seen */
 	char comm[16];			/* "" until named */
-	__u64 events;			/* its records counted (report --stats) */
+	__u64 events;			/* its records counted (report --stats, top) */
 	int cpu;			/* the CPU it runs on (export's slices), or -1 */
 	int track;			/* its track is described (export's perfetto) */
+	struct tr_task_top top;
 };
 
 struct tr_tasks {

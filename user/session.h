@@ -16,6 +16,7 @@
 #include <tracer/record.h>
 
 #include "recorder.h"
+#include "trace.h"
 #include "events.h"
 #include "bpfbuf.h"
 #include "kmodbuf.h"
@@ -80,6 +81,8 @@ struct session {
 	int trigger_recorded;		/* ... which an -e records too */
 	struct tr_filter trigger;	/* ... and its filter */
 	__u32 self;			/* the recorder's pid: its records have none */
+	struct tr_trace *live;		/* tracer top's reader, or NULL */
+	__u64 live_unfed;		/* packets it had no memory for */
 };
 
 /* "tracer record: " and the message, on a line of stderr. */
@@ -146,6 +149,17 @@ void rec_flush_now(struct session *s);
 void rec_finish_writing(struct session *s);
 /* Events lost so far, every cause. */
 __u64 rec_lost_total(const struct session *s);
+
+/* --- record_live.c: tracer top's reader (tr_record_opts.live) -------------------- */
+
+/* s->live, for s->events' records; says why not.  0 or -errno. */
+int rec_live_open(struct session *s);
+/* A packet taken from buffer stream, to the live reader too. */
+void rec_live_feed(struct session *s, unsigned int stream, const void *packet);
+/* After a consumer round at now: what may come out, to the sink (last: everything). */
+void rec_live_round(struct session *s, __u64 now, int last);
+int rec_live_stop_asked(const struct session *s);
+void rec_live_close(struct session *s);
 
 /* --- record_channels.c: the channels' buffers --------------------------------- */
 

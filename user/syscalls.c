@@ -36,3 +36,13 @@ int tr_syscall_nr(const char *name)
 			return numbers[i].nr;
 	return -1;
 }
+
+const char *tr_syscall_name(int nr)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(numbers) / sizeof(numbers[0]); i++)
+		if (numbers[i].nr == nr)
+			return numbers[i].name;
+	return NULL;
+}

@@ -2,7 +2,8 @@
 /*
  * System call numbers by the names tracefs gives their events
  * (syscalls:sys_enter_NAME), for recording those events from the raw
- * sys_enter/sys_exit tracepoints (bpf/record.bpf.c).
+ * sys_enter/sys_exit tracepoints (bpf/record.bpf.c); and their names by
+ * number, for tracer top.
  */
 #ifndef TRACER_SYSCALLS_H
 #define TRACER_SYSCALLS_H
@@ -13,5 +14,8 @@
  * its events stay on their own tracepoints).
  */
 int tr_syscall_nr(const char *name);
+
+/* The name of system call nr (its __NR_ constant's), or NULL. */
+const char *tr_syscall_name(int nr);
 
 #endif /* TRACER_SYSCALLS_H */

@@ -387,17 +387,14 @@ int tr_trace_dir_write_channels(const struct tr_trace_dir *d, const char *const 
 int tr_trace_dir_write_formats(const struct tr_trace_dir *d, const struct tr_event_set *events)
 {
 	FILE *f = create_stream(d, d->meta_fd, FORMATS);
-	unsigned int i;
+	int err;
 
 	if (!f)
 		return -errno;
-	for (i = 0; i < events->count; i++) {
-		const struct tr_event *ev = &events->events[i];
-
-		fprintf(f, "event %u %s %s %zu\n%s", ev->id, ev->system, ev->name,
-			strlen(ev->format), ev->format);
-	}
-	return fclose(f) ? -errno : 0;
+	err = tr_events_write_formats(events, f);
+	if (fclose(f) && !err)
+		err = -errno;
+	return err;
 }
 
 #define CONTROL "control"

@@ -1,0 +1,259 @@
+#!/usr/bin/env bash
+# tracer top: --batch against workloads with known truth (tests/helpers/
+# topcheck: exactly K getppid() calls a second, read() on a pipe written
+# MS ms later, N fchdir(-1) that fail), the screen driven through tmux
+# (views, sort, pause, resize, quit, SIGTERM, a terminal too small), losses
+# shown when the buffers are tiny, --record's trace, and bad input.  Every
+# wait is for a condition, with a guard far beyond what it needs.
+set -u
+TEST_NAME=top
+. "$(dirname "$0")/lib.sh"
+require_root "recording with BPF needs root here"
+keep_tracefs_as_found
+
+TOPCHECK=$BUILD/tests/helpers/topcheck
+
+# A field of the JSON lines of FILE, by a Python expression over the list
+# of snapshots `s` (python3 reads JSON here; the tracer writes it).
+json() { # json FILE EXPRESSION
+	python3 -c '
+import json, sys
+s = [json.loads(line) for line in open(sys.argv[1])]
+def row(snap, view, key, value):
+    return next((r for r in snap["views"][view] if r[key] == value), None)
+print(eval(sys.argv[2]))' "$1" "$2"
+}
+
+lines() { [ -s "$1" ] && [ "$(wc -l <"$1")" -ge "$2" ]; }
+
+# --- batch: known truth --------------------------------------------------------------
+
+# One top for the three workloads, one after the other, stopped once the
+# last one shows: what it printed is in $work/truth.json.
+start_truth() {
+	"$TRACER" top --batch --output json --comm topcheck >"$work/truth.json" 2>"$work/truth.err" &
+	truth=$!
+	wait_until 120 lines "$work/truth.json" 1 || return 1
+	"$TOPCHECK" rate 2000 6 && "$TOPCHECK" wait 100 5 && "$TOPCHECK" fail 777 >/dev/null || return 1
+	wait_until 120 grep -q '"name":"fchdir","nr":81,"count":777' "$work/truth.json"
+	local found=$?
+	kill -INT "$truth"
+	wait "$truth" || return 1
+	return $found
+}
+check "top --batch --output json runs beside three known workloads" start_truth ||
+	{ diag "$work/truth.err"; tail -n 3 "$work/truth.json" | cut -c1-2000 | diag; }
+
+# The intervals wholly inside the run of `rate 2000 6` (the first and the
+# last with getppid calls are partly outside): each shows 2000/s within 5%.
+getppid_rate() {
+	json "$work/truth.json" '" ".join("%.0f" % row(x, "syscalls", "name", "getppid")["per_s"]
+		for x in s if row(x, "syscalls", "name", "getppid") and row(x, "syscalls", "name", "getppid")["per_s"] > 0)' \
+		>"$work/rates"
+	local rates inner
+	read -r -a rates <"$work/rates"
+	inner=("${rates[@]:1:${#rates[@]}-2}")
+	echo "# getppid/s by interval: ${rates[*]}"
+	[ "${#inner[@]}" -ge 3 ] || return 1
+	for r in "${inner[@]}"; do
+		[ "$r" -ge 1900 ] && [ "$r" -le 2100 ] || return 1
+	done
+}
+check "2000 getppid() a second show as 2000/s (within 5%) in every whole interval" getppid_rate
+
+getppid_count() {
+	local count
+	count=$(json "$work/truth.json" 'row(s[-1], "syscalls", "name", "getppid")["count"]')
+	echo "# $count getppid() counted of 12000"
+	[ "$count" = 12000 ]
+}
+check "... and their count is exactly 2000 x 6" getppid_count
+
+# read() blocked on the pipe for 100 ms each time (and twice more briefly
+# while the program loads): the average and p99 latency within 10%.
+read_latency() {
+	local avg p99
+	avg=$(json "$work/truth.json" 'int(row(s[-1], "syscalls", "name", "read")["avg_ns"])')
+	p99=$(json "$work/truth.json" 'int(row(s[-1], "syscalls", "name", "read")["p99_ns"])')
+	echo "# read(): average ${avg} ns, p99 ${p99} ns, of 100 ms"
+	[ "$avg" -ge 90000000 ] && [ "$avg" -le 110000000 ] &&
+		[ "$p99" -ge 90000000 ] && [ "$p99" -le 110000000 ]
+}
+check "read() on a pipe written 100 ms later shows 100 ms latency (within 10%)" read_latency
+
+fchdir_errors() {
+	local errors
+	errors=$(json "$work/truth.json" 'row(s[-1], "syscalls", "name", "fchdir")["errors"]')
+	echo "# fchdir(-1): $errors errors of 777"
+	[ "$errors" = 777 ]
+}
+check "777 failing fchdir(-1) show exactly 777 errors" fchdir_errors
+
+nothing_late_or_lost() {
+	local lost
+	lost=$(json "$work/truth.json" 'sum(s[-1]["lost"][k] for k in ("full", "wrap", "big", "busy", "late", "unread_packets"))')
+	[ "$lost" = 0 ] || { echo "# $lost lost or late"; return 1; }
+}
+check "... with nothing lost and nothing out of time order" nothing_late_or_lost
+
+# --- losses ------------------------------------------------------------------------
+
+# 8 KiB per CPU cannot take a flood of system calls between flushes.
+tiny_buffers_lose() {
+	"$TRACER" top --batch --output json --buffer-size 8K --subbuf-size 4K \
+		-e raw_syscalls:sys_enter >"$work/tiny.json" 2>"$work/tiny.err" &
+	local top=$! full
+	wait_until 120 lines "$work/tiny.json" 1 || return 1
+	"$TOPCHECK" rate 200000 2
+	wait_until 120 lines "$work/tiny.json" 4
+	kill -INT "$top"
+	wait "$top" || return 1
+	full=$(json "$work/tiny.json" 's[-1]["lost"]["full"]')
+	echo "# $full lost to full buffers"
+	[ "$full" -gt 0 ]
+}
+check "tiny buffers: what they lost shows, by cause, in the JSON" tiny_buffers_lose ||
+	diag "$work/tiny.err"
+
+# --- --record ------------------------------------------------------------------------
+
+record_too() {
+	"$TRACER" top --batch --iterations 2 --record "$work/rec" >"$work/rec.out" 2>"$work/rec.err" || return 1
+	local switches bt
+	switches=$("$TRACER" report "$work/rec" | grep -c ' sched:sched_switch: ')
+	bt=$(babeltrace2 "$work/rec" 2>/dev/null | grep -c ' sched:sched_switch: ')
+	echo "# the trace: $switches switches, babeltrace2 reads $bt"
+	[ "$switches" -gt 0 ] && [ "$switches" = "$bt" ] && grep -q '^--- tracer top: interval 2 ' "$work/rec.out" &&
+		grep -q "^tracer top: .* events, .* in $work/rec" "$work/rec.err"
+}
+check "top --record DIR writes the trace record would (report and babeltrace2 read it)" record_too ||
+	diag "$work/rec.err"
+
+# --- bad input -----------------------------------------------------------------------
+
+check "an unknown event is refused with a close name" \
+	refused 2 "unknown event.*sched:sched_switch" top --batch -e sched:sched_swich
+check "no terminal and no --batch: a clear error" \
+	refused 2 "needs a terminal.*--batch" top </dev/null
+check "--output without --batch is refused" refused 2 "add --batch" top --output json
+check "--interval out of range is refused" refused 2 "^tracer top: --interval" top --batch --interval 0.01
+
+# --- the screen, through tmux ----------------------------------------------------------
+
+if ! command -v tmux >/dev/null; then
+	for what in views sort pause resize quit sigterm small lost; do
+		skip "the screen: $what" "tmux is not installed"
+	done
+	echo "1..$n"
+	exit 0
+fi
+
+# tmux servers of our own, whatever the user runs: one per screen, so
+# that a server still exiting never meets the next session.
+export TMUX_TMPDIR=$work
+unset TMUX
+screens=0
+t() { tmux -L "screen$screens" "$@"; }
+at_exit 't kill-server 2>/dev/null'
+
+# Starts top ARGS... in a detached tmux session of WIDTH x HEIGHT; once top
+# ends, the pane says how (EXIT=status) and whether the terminal is sane.
+screen_start() { # screen_start WIDTH HEIGHT ARGS...
+	local w=$1 h=$2
+	shift 2
+	t kill-server 2>/dev/null
+	screens=$((screens + 1))
+	t -f /dev/null new-session -d -s top -x "$w" -y "$h" \
+		"TERM=screen $TRACER top $* 2>$work/screen.err; echo EXIT=\$?; stty -a | grep -q ' icanon .* echo ' && echo SANE; sleep 600"
+}
+pane() { t capture-pane -p -t top; }
+pane_has() { pane | grep -qE -- "$1"; }
+top_pid() { pgrep -f "^$TRACER top" | head -n 1; }
+
+screen_views() {
+	screen_start 120 30 --interval 0.5 || return 1
+	wait_until 120 pane_has 'interval [0-9]+ ' || return 1
+	pane_has '^ *TID +PID COMMAND +CPU%\*' || return 1
+	t send-keys -t top s
+	wait_until 20 pane_has '^SYSCALL +NR +COUNT\*' || return 1
+	t send-keys -t top e
+	wait_until 20 pane_has '^EVENT +COUNT\* +RATE/S' || return 1
+	wait_until 20 pane_has '^sched:sched_switch +[0-9]+' || return 1
+	t send-keys -t top c
+	wait_until 20 pane_has '^ *CPU\* +BUSY% +SWITCHES/S' || return 1
+	t send-keys -t top Tab
+	wait_until 20 pane_has '^ *TID +PID COMMAND'
+}
+check "the screen: t s e c and Tab switch the view" screen_views || pane | diag
+
+screen_sort() {
+	t send-keys -t top s
+	wait_until 20 pane_has 'sort: COUNT' || return 1
+	t send-keys -t top '>'
+	wait_until 20 pane_has 'sort: RATE/S' || return 1
+	pane_has '^SYSCALL +NR +COUNT +RATE/S\*' || return 1
+	t send-keys -t top '<' '<'
+	wait_until 20 pane_has 'sort: NR'
+}
+check "the screen: < and > change the sort column" screen_sort || pane | diag
+
+# Paused, two captures an interval and more apart are the same; going on,
+# the interval number moves again.
+header() { pane | head -n 1; }
+screen_pause() {
+	t send-keys -t top p
+	wait_until 20 pane_has 'PAUSED' || return 1
+	local before after
+	before=$(pane)
+	sleep 1.5
+	after=$(pane)
+	[ "$before" = "$after" ] || { echo "# paused, yet the screen changed"; return 1; }
+	paused_header=$(header)
+	t send-keys -t top p
+	wait_until 20 header_moved
+}
+header_moved() { [ "$(header)" != "$paused_header" ]; }
+check "the screen: p pauses (nothing moves) and p again goes on" screen_pause || pane | diag
+
+screen_resize() {
+	t resize-window -t top -x 90 -y 18 || return 1
+	wait_until 20 eval 'pane | sed -n 18p | grep -q "^q quit"' || return 1
+	[ "$(pane | awk '{ if (length > max) max = length } END { print max }')" -le 90 ]
+}
+check "the screen: a resize redraws it to the new size" screen_resize || pane | diag
+
+screen_quit() {
+	t send-keys -t top q
+	wait_until 30 pane_has '^EXIT=0' || return 1
+	pane_has '^SANE' && ! pane_has 'q quit'
+}
+check "the screen: q quits, exit 0, the terminal as it was" screen_quit || pane | diag
+
+screen_sigterm() {
+	screen_start 100 24 || return 1
+	wait_until 120 pane_has 'interval [0-9]+ ' || return 1
+	kill -TERM "$(top_pid)"
+	wait_until 30 pane_has '^EXIT=0' || return 1
+	pane_has '^SANE'
+}
+check "the screen: SIGTERM ends it with the terminal as it was" screen_sigterm || pane | diag
+
+screen_small() {
+	screen_start 40 6 || return 1
+	wait_until 60 pane_has 'terminal too small' || return 1
+	t send-keys -t top q
+	wait_until 30 pane_has '^EXIT=0'
+}
+check "the screen: a terminal too small says so" screen_small || pane | diag
+
+screen_lost() {
+	screen_start 160 24 --buffer-size 8K --subbuf-size 4K -e raw_syscalls:sys_enter || return 1
+	wait_until 120 pane_has 'interval [0-9]+ ' || return 1
+	"$TOPCHECK" rate 200000 2
+	wait_until 30 pane_has '^lost [1-9][0-9]* \(buffer full [1-9]' || return 1
+	t send-keys -t top q
+	wait_until 30 pane_has '^EXIT=0'
+}
+check "the screen: tiny buffers' losses show in the header" screen_lost || pane | diag
+
+echo "1..$n"

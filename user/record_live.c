@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * tracer top's reader inside a recording: the consumer feeds every packet
+ * it takes to a live trace (trace.h), the same reader report runs over a
+ * trace directory, and after each round hands the sink what came out.
+ *
+ * What may come out: a packet holding a record of time t is delivered once
+ * the sub-buffer is closed, by filling up or by a flush (every flush_ms on
+ * each buffer: ours for BPF regions, the module's timers for its own), and
+ * taken by the next round.  So once a round ends at time now, every record
+ * before now - 2 * flush_ms has been fed, but for a writer stalled that
+ * long between reading the clock and committing; such a record still
+ * comes out, counted late.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "session.h"
+#include "trace.h"
+
+int rec_live_open(struct session *s)
+{
+	const char *channels[TR_MAX_CHANNELS];
+	char *text = NULL, why[512];
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+	unsigned int c;
+	int err;
+
+	if (!out) {
+		rec_say("no memory for the live reader");
+		return -ENOMEM;
+	}
+	err = tr_events_write_formats(&s->events, out);
+	if (fclose(out) && !err)
+		err = -ENOMEM;
+	for (c = 0; c < s->nchannels; c++)
+		channels[c] = s->o->channels[c].name;
+	if (!err)
+		err = tr_trace_open_live(&s->live, text, len, channels, s->nchannels, s->ncpu,
+					 why, sizeof(why));
+	else
+		snprintf(why, sizeof(why), "no memory for the event formats");
+	free(text);
+	if (err)
+		rec_say("cannot read the recording live: %s", why);
+	return err;
+}
+
+void rec_live_feed(struct session *s, unsigned int stream, const void *packet)
+{
+	if (tr_trace_feed(s->live, stream, packet))
+		s->live_unfed++;
+}
+
+static void live_counts(const struct session *s, struct tr_live_status *counts)
+{
+	unsigned int stream;
+
+	memset(counts, 0, sizeof(*counts));
+	counts->backend = rec_backend_name(s);
+	for (stream = 0; stream < s->nstreams; stream++) {
+		const struct tr_buf_ctl *ctl = rec_buf(s, stream)->ctl;
+
+		counts->lost_full += trb_read(&ctl->lost_full);
+		counts->lost_wrap += trb_read(&ctl->lost_wrap);
+		counts->lost_big += trb_read(&ctl->lost_big);
+		counts->lost_busy += trb_read(&ctl->lost_busy);
+	}
+	counts->misses = s->misses;
+	counts->late = tr_trace_late(s->live);
+	counts->unfed = s->live_unfed;
+}
+
+void rec_live_round(struct session *s, __u64 now, int last)
+{
+	const struct tr_live_sink *sink = s->o->live;
+	__u64 lag = 2ull * s->o->flush_ms * 1000000, reached;
+	struct tr_live_status counts;
+	struct tr_item item;
+
+	reached = last ? ~0ull : now > lag ? now - lag : 0;
+	tr_trace_set_horizon(s->live, reached);
+	while (tr_trace_next(s->live, &item))
+		sink->item(sink->data, &item);
+	live_counts(s, &counts);
+	sink->round(sink->data, reached, &counts);
+}
+
+/* Whether the sink asked to stop (its eventfd was written). */
+int rec_live_stop_asked(const struct session *s)
+{
+	__u64 n;
+
+	return s->o->live->stop_fd >= 0 && read(s->o->live->stop_fd, &n, sizeof(n)) == sizeof(n);
+}
+
+void rec_live_close(struct session *s)
+{
+	if (s->live)
+		tr_trace_close(s->live);
+	s->live = NULL;
+}
