@@ -7,7 +7,7 @@ CFLAGS  ?= -O2 -g
 CFLAGS  += -std=gnu11 -Wall -Wextra -Werror -Iinclude -Iuser -Ibpf -I$(BUILD)/bpf -I$(BUILD)/gen \
 	   $(shell pkg-config --cflags libtracefs libtraceevent)
 LDLIBS  += -lbpf -ldw -lelf -lz -lpthread \
-	   $(shell pkg-config --libs libtracefs libtraceevent liburcu-memb ncurses)
+	   $(shell pkg-config --libs libtracefs libtraceevent liburcu-memb ncurses) -lm
 
 # BPF programs: one object and one bpftool skeleton per bpf/*.bpf.c.
 # The multiarch directory after the others: libbpf's usdt.bpf.h includes <linux/errno.h>.

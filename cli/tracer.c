@@ -118,6 +118,8 @@ static const char usage_top[] =
 "      --iterations N     with --batch: stop after N updates\n"
 "      --rows N           with --batch text: at most N rows per table (default 20, 0: all)\n"
 "      --record DIR       also write the trace record would write into DIR (-f replaces it)\n"
+"      --sample PERCENT   read the records of only this share of the sub-buffers (1 to 100) and\n"
+"                         scale the counts, each with its error bound (ERR%, 95%); default 100\n"
 "  -d, --duration SECS    stop after SECS seconds\n"
 "      --buffer-size SIZE, --subbuf-size SIZE, --flush-ms MS, --backend WHO, -v: as record takes them\n"
 "The screen: Tab or t s e c switch the view (tasks, system calls, events, CPUs), < > the sort\n"
@@ -884,7 +886,8 @@ static int cmd_list(int argc, char **argv)
 	return n <= 0 ? 1 : 0;
 }
 
-enum { OPT_INTERVAL = 512, OPT_BATCH, OPT_TOP_OUTPUT, OPT_ITERATIONS, OPT_ROWS, OPT_RECORD };
+enum { OPT_INTERVAL = 512, OPT_BATCH, OPT_TOP_OUTPUT, OPT_ITERATIONS, OPT_ROWS, OPT_RECORD,
+       OPT_SAMPLE };
 
 static int top_option(struct tr_top_opts *o, int c)
 {
@@ -918,6 +921,11 @@ static int top_option(struct tr_top_opts *o, int c)
 		if (parse_uint("--rows", optarg, 0, UINT_MAX, &n))
 			return -EINVAL;
 		o->rows = n;
+		return 0;
+	case OPT_SAMPLE:
+		if (parse_uint("--sample", optarg, 1, 100, &n))
+			return -EINVAL;
+		o->sample_percent = n;
 		return 0;
 	case OPT_RECORD:
 		o->record.output = optarg;
@@ -956,6 +964,7 @@ static int cmd_top(int argc, char **argv)
 		{ "iterations", required_argument, NULL, OPT_ITERATIONS },
 		{ "rows", required_argument, NULL, OPT_ROWS },
 		{ "record", required_argument, NULL, OPT_RECORD },
+		{ "sample", required_argument, NULL, OPT_SAMPLE },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -964,6 +973,7 @@ static int cmd_top(int argc, char **argv)
 	unsigned int *channels = calloc(argc, sizeof(*channels));
 	struct tr_top_opts o = {
 		.record = record_defaults(events, filters, channels), .interval = 1, .rows = 20,
+		.sample_percent = 100,
 	};
 	int c, batch = 0;
 

@@ -96,6 +96,29 @@ nothing_late_or_lost() {
 }
 check "... with nothing lost and nothing out of time order" nothing_late_or_lost
 
+# --- sampling ------------------------------------------------------------------------
+
+# --sample 25 reads a quarter of the (4 KiB, so many) sub-buffers: the
+# count of a known 20000 x 6 calls is estimated within twice the 95% bound
+# it shows (four standard errors), and that bound says something (under 25%).
+sampled_estimate() {
+	"$TRACER" top --batch --output json --comm topcheck --sample 25 --subbuf-size 4K \
+		--buffer-size 256K -e raw_syscalls:sys_enter >"$work/sample.json" 2>"$work/sample.err" &
+	local top=$! verdict
+	wait_until 120 lines "$work/sample.json" 1 || return 1
+	"$TOPCHECK" rate 20000 6
+	wait_until 120 lines "$work/sample.json" 9
+	kill -INT "$top"
+	wait "$top" || return 1
+	verdict=$(json "$work/sample.json" '(lambda r, x: "%.0f %.2f %s %s" % (r["count"], r["count_error_percent"],
+		abs(r["count"] - 120000) <= 2 * r["count_error_percent"] / 100 * r["count"] and 0 < r["count_error_percent"] < 25,
+		x["sample_percent"]))(row(s[-1], "syscalls", "name", "getppid"), s[-1])')
+	echo "# estimate, its 95% bound (%), within twice it, share read: $verdict"
+	[ "${verdict#* * }" = "True 25" ]
+}
+check "--sample 25: a known count estimated within its error bound" sampled_estimate ||
+	diag "$work/sample.err"
+
 # --- losses ------------------------------------------------------------------------
 
 # 8 KiB per CPU cannot take a flood of system calls between flushes.

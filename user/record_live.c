@@ -51,9 +51,27 @@ int rec_live_open(struct session *s)
 	return err;
 }
 
+/* Whether a packet's records are read, under --sample (a 64-bit mix of its buffer and sequence). */
+static int sampled(unsigned int percent, unsigned int stream, __u64 seq)
+{
+	__u64 h = (seq + 1) * 0x9e3779b97f4a7c15ull ^ (stream + 1) * 0xbf58476d1ce4e5b9ull;
+
+	h ^= h >> 31;
+	h *= 0x94d049bb133111ebull;
+	h ^= h >> 29;
+	return percent >= 100 || h % 100 < percent;
+}
+
 void rec_live_feed(struct session *s, unsigned int stream, const void *packet)
 {
-	if (tr_trace_feed(s->live, stream, packet))
+	const struct tr_packet_header *h = packet;
+	int err;
+
+	if (sampled(s->o->live->sample_percent, stream, h->packet_seq_num))
+		err = tr_trace_feed(s->live, stream, packet);
+	else
+		err = tr_trace_feed_header(s->live, stream, packet);
+	if (err)
 		s->live_unfed++;
 }
 

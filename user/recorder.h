@@ -52,6 +52,13 @@ struct tr_live_sink {
 	void (*round)(void *data, __u64 reached, const struct tr_live_status *status);
 	void *data;
 	int stop_fd;
+	/*
+	 * --sample: the records of this share of the packets (1 to 100) go
+	 * to the reader, the others' headers only; which ones is a hash of
+	 * their buffer and sequence number, so no workload's rhythm aligns
+	 * with it.
+	 */
+	unsigned int sample_percent;
 };
 
 struct tr_record_opts {

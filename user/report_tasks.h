@@ -17,6 +17,8 @@ struct tr_task_top {
 	__u64 waits, wait_ns, wait_max_ns;	/* run-queue latencies, since the start */
 	__u64 runnable_since;		/* woken or preempted then, not yet run again; 0: not */
 	__u64 syscall_since;		/* in system call syscall_nr since then (sys_enter); 0: not */
+	__u64 syscall_packet;		/* ... entered in this packet (--sample) */
+	__u32 syscall_cpu;		/* ... of this CPU */
 	int syscall_nr;
 };
 

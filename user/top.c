@@ -201,6 +201,7 @@ static int record_with_display(struct top *t, struct tr_record_opts *ro)
 {
 	struct tr_live_sink sink = {
 		.item = live_item, .round = live_round, .data = t, .stop_fd = t->sh.stop_fd,
+		.sample_percent = t->sh.o->sample_percent,
 	};
 	int held = t->sh.o->output == TR_TOP_SCREEN ? hold_stderr() : -1;
 	pthread_t thread;
@@ -244,7 +245,8 @@ int tr_top(const struct tr_top_opts *o)
 		ro.event_channels = NULL;
 	}
 	ro.name = "top";
-	t.model = top_model_new(o->interval * 1e9, libbpf_num_possible_cpus(), publish, &t);
+	t.model = top_model_new(o->interval * 1e9, libbpf_num_possible_cpus(), o->sample_percent,
+				publish, &t);
 	if (!t.model || open_eventfds(&t.sh)) {
 		fprintf(stderr, "tracer top: %s\n", strerror(t.model ? errno : ENOMEM));
 		if (t.model)

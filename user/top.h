@@ -24,6 +24,7 @@ struct tr_top_opts {
 	enum tr_top_output output;	/* the screen, or --batch's text or JSON */
 	unsigned int iterations;	/* --batch: stop after this many snapshots, 0: never */
 	unsigned int rows;		/* --batch: rows per table, 0: all */
+	unsigned int sample_percent;	/* --sample: the share of packets read (100: all) */
 };
 
 /* Runs top; returns the exit status for the command line. */

@@ -51,6 +51,9 @@ static void text_snapshot(FILE *out, const struct top_snapshot *s, unsigned int 
 		s->end > s->start ? s->events / seconds(s) : 0, s->status.backend,
 		100 * s->recorder_cpu);
 	fprintf(out, "--- %s\n", lost);
+	if (s->sample_percent < 100)
+		fprintf(out, "--- the records of %u%% of the packets read: counts are estimates, ERR%% their 95%% bound\n",
+			s->sample_percent);
 	for (v = 0; v < TOP_NVIEWS; v++) {
 		fprintf(out, "\n%s\n", top_view_names[v]);
 		text_table(out, &s->views[v], rows);
@@ -91,8 +94,8 @@ static void json_snapshot(FILE *out, const struct top_snapshot *s, __u64 skipped
 		(unsigned long long)s->end, seconds(s), (unsigned long long)s->events,
 		(unsigned long long)s->total_events);
 	tr_json_string(out, l->backend, strlen(l->backend));
-	fprintf(out, ",\"recorder_cpu_percent\":%.2f,\"skipped\":%llu", 100 * s->recorder_cpu,
-		(unsigned long long)skipped);
+	fprintf(out, ",\"recorder_cpu_percent\":%.2f,\"skipped\":%llu,\"sample_percent\":%u",
+		100 * s->recorder_cpu, (unsigned long long)skipped, s->sample_percent);
 	fprintf(out, ",\"lost\":{\"full\":%llu,\"wrap\":%llu,\"big\":%llu,\"busy\":%llu,\"misses\":%llu,\"late\":%llu,\"unread_packets\":%llu,\"reported\":%llu}",
 		(unsigned long long)l->lost_full, (unsigned long long)l->lost_wrap,
 		(unsigned long long)l->lost_big, (unsigned long long)l->lost_busy,

@@ -15,8 +15,20 @@
  *
  * Counts and latencies run from the start (or the last reset), rates and
  * busy shares are over the interval.
+ *
+ * With --sample, only a share p of the packets have their records read
+ * (record_live.c); counts, rates and CPU times are what was read over p.
+ * Their error: with n_i a row's count in sampled packet i, the estimate
+ * sum(n_i) / p has the variance (1 - p) / p^2 * sum(n_i^2) (Horvitz and
+ * Thompson, each packet taken with probability p), whose 95% bound the
+ * events and system call views show.  A CPU's time restarts at a packet
+ * that follows one not read; a call's latency counts only when its entry
+ * and exit lie in one packet of a CPU or two that follow each other, so
+ * long calls are under-represented; run-queue latency, whose two ends lie
+ * on different CPUs, is not measured.
  */
 #define _GNU_SOURCE
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,12 +47,22 @@
 #define SUB_BITS	5
 #define HIST_BUCKETS	(64 << SUB_BITS)
 
+/* A count's sampling error: sum(n_i^2) over the packets read, the last of each CPU still open. */
+struct sample_error {
+	__u64 sumsq;
+	struct {
+		__u64 packet;		/* packet_seq_num + 1; 0: none yet */
+		__u64 n;
+	} cpu[];
+};
+
 struct syscall_row {
 	__u64 count, errors;		/* since the start */
 	__u64 interval;			/* calls this interval */
 	__u64 lat_count, lat_ns, lat_max;
 	__u32 hist[HIST_BUCKETS];
 	int entries_traced;
+	struct sample_error *error;	/* --sample: of count */
 };
 
 enum class_kind { OTHER, SWITCH, WAKING, SYS_ENTER, SYS_EXIT, TASK_STATE };
@@ -57,6 +79,7 @@ struct class_info {
 	const struct tep_format_field *f[4];
 	char *name;			/* "system:name" */
 	__u64 count, interval;
+	struct sample_error *error;	/* --sample: of count */
 };
 
 struct cpu_state {
@@ -64,10 +87,12 @@ struct cpu_state {
 	__u64 since;			/* 0: unknown until its first switch */
 	__u64 busy_ns, switches, events;	/* this interval */
 	__u64 lost;			/* since the start */
+	__u64 packet;			/* packet_seq_num + 1 of its latest record */
 };
 
 struct top_model {
 	__u64 interval_ns;
+	double sample;			/* the share of packets read: 1, or --sample's */
 	__u64 start, end;		/* the interval being counted; end 0: none yet */
 	__u64 seq;
 	unsigned int ncpu;
@@ -84,13 +109,14 @@ struct top_model {
 	void *data;
 };
 
-struct top_model *top_model_new(__u64 interval_ns, unsigned int ncpu,
-				 void (*publish)(void *data, struct top_snapshot *snap), void *data)
+struct top_model *top_model_new(__u64 interval_ns, unsigned int ncpu, unsigned int sample_percent,
+				void (*publish)(void *data, struct top_snapshot *snap), void *data)
 {
 	struct top_model *m = calloc(1, sizeof(*m));
 
 	if (!m)
 		return NULL;
+	m->sample = sample_percent && sample_percent < 100 ? sample_percent / 100.0 : 1;
 	m->publish = publish;
 	m->data = data;
 	m->interval_ns = interval_ns;
@@ -107,14 +133,59 @@ void top_model_free(struct top_model *m)
 {
 	unsigned int i;
 
-	for (i = 0; i < m->nclasses; i++)
+	for (i = 0; i < m->nclasses; i++) {
 		free(m->classes[i].name);
+		free(m->classes[i].error);
+	}
 	for (i = 0; i < MAX_SYSCALL; i++)
-		free(m->syscalls[i]);
+		if (m->syscalls[i]) {
+			free(m->syscalls[i]->error);
+			free(m->syscalls[i]);
+		}
 	tr_tasks_free(&m->tasks);
 	free(m->classes);
 	free(m->cpus);
 	free(m);
+}
+
+/* --- Sampling ------------------------------------------------------------------- */
+
+static int sampling(const struct top_model *m)
+{
+	return m->sample < 1;
+}
+
+static struct sample_error *sample_error_new(const struct top_model *m)
+{
+	return sampling(m) ? calloc(1, sizeof(struct sample_error) +
+					m->ncpu * sizeof(((struct sample_error *)0)->cpu[0])) : NULL;
+}
+
+/* One more of a row's records, in packet seq of cpu. */
+static void sample_count(struct sample_error *e, unsigned int cpu, __u64 seq)
+{
+	if (!e)
+		return;
+	if (e->cpu[cpu].packet != seq + 1) {
+		e->sumsq += e->cpu[cpu].n * e->cpu[cpu].n;
+		e->cpu[cpu].packet = seq + 1;
+		e->cpu[cpu].n = 0;
+	}
+	e->cpu[cpu].n++;
+}
+
+/* The 95% bound of the estimate count / p, relative to it (0.05: 5%). */
+static double sample_bound(const struct top_model *m, const struct sample_error *e, __u64 count)
+{
+	double sumsq;
+	unsigned int cpu;
+
+	if (!e || !count)
+		return 0;
+	sumsq = e->sumsq;
+	for (cpu = 0; cpu < m->ncpu; cpu++)
+		sumsq += (double)e->cpu[cpu].n * e->cpu[cpu].n;
+	return 1.96 * sqrt((1 - m->sample) * sumsq) / count;
 }
 
 /* --- Reading records ---------------------------------------------------------- */
@@ -178,8 +249,10 @@ static struct class_info *class_of(struct top_model *m, const struct tr_item *it
 		m->classes = more;
 		m->nclasses = id + 1;
 	}
-	if (!m->classes[id].resolved)
+	if (!m->classes[id].resolved) {
 		resolve(&m->classes[id], it);
+		m->classes[id].error = sample_error_new(m);
+	}
 	return &m->classes[id];
 }
 
@@ -206,8 +279,11 @@ static struct syscall_row *syscall_row(struct top_model *m, __s64 nr)
 {
 	if (nr < 0 || nr >= MAX_SYSCALL)
 		return NULL;
-	if (!m->syscalls[nr])
+	if (!m->syscalls[nr]) {
 		m->syscalls[nr] = calloc(1, sizeof(*m->syscalls[nr]));
+		if (m->syscalls[nr])
+			m->syscalls[nr]->error = sample_error_new(m);
+	}
 	return m->syscalls[nr];
 }
 
@@ -269,14 +345,12 @@ static void switched(struct top_model *m, const struct class_info *c, const stru
 	__u32 prev = number(it, c->f[0]), next = number(it, c->f[2]);
 	struct tr_task *task;
 
-	if (it->cpu >= m->ncpu)
-		return;
 	run_until(m, it->cpu, it->ts);
 	m->cpus[it->cpu].switches++;
 	m->cpus[it->cpu].running = next;
 	m->cpus[it->cpu].since = it->ts;
 	/* Still runnable (no sleeping state bit; 0x100 and up: preempted): waiting from now. */
-	task = prev ? tr_tasks_get(&m->tasks, prev) : NULL;
+	task = prev && !sampling(m) ? tr_tasks_get(&m->tasks, prev) : NULL;
 	if (task && !(number(it, c->f[1]) & 0xff) && !task->top.runnable_since)
 		task->top.runnable_since = it->ts;
 	task = next ? tr_tasks_get(&m->tasks, next) : NULL;
@@ -284,6 +358,16 @@ static void switched(struct top_model *m, const struct class_info *c, const stru
 		name_task(task, it, c->f[3]);
 		waited(task, it->ts);
 	}
+}
+
+/* Under --sample: a packet after one not read leaves what ran before it unknown. */
+static void packet_seen(struct top_model *m, const struct tr_item *it)
+{
+	struct cpu_state *c = &m->cpus[it->cpu];
+
+	if (sampling(m) && c->packet && it->packet_seq + 1 != c->packet && it->packet_seq != c->packet)
+		c->since = 0;
+	c->packet = it->packet_seq + 1;
 }
 
 static void woken(struct top_model *m, const struct class_info *c, const struct tr_item *it)
@@ -294,7 +378,7 @@ static void woken(struct top_model *m, const struct class_info *c, const struct 
 		return;
 	if (!task->comm[0])
 		name_task(task, it, c->f[1]);
-	if (!task->top.runnable_since)
+	if (!task->top.runnable_since && !sampling(m))
 		task->top.runnable_since = it->ts;
 }
 
@@ -308,12 +392,24 @@ static void entered(struct top_model *m, const struct class_info *c, const struc
 		task->top.syscalls++;
 		task->top.syscall_nr = nr;
 		task->top.syscall_since = it->ts;
+		task->top.syscall_packet = it->packet_seq;
+		task->top.syscall_cpu = it->cpu;
 	}
 	if (!row)
 		return;
 	row->entries_traced = 1;
 	row->count++;
 	row->interval++;
+	sample_count(row->error, it->cpu, it->packet_seq);
+}
+
+/* Under --sample, whether the packets read hold all of a call (its exit is it). */
+static int whole_call(const struct top_model *m, const struct tr_task_top *t,
+		      const struct tr_item *it)
+{
+	return !sampling(m) || (t->syscall_cpu == it->cpu &&
+				(it->packet_seq == t->syscall_packet ||
+				 it->packet_seq == t->syscall_packet + 1));
 }
 
 static void exited(struct top_model *m, const struct class_info *c, const struct tr_item *it,
@@ -328,11 +424,12 @@ static void exited(struct top_model *m, const struct class_info *c, const struct
 	if (!row->entries_traced) {
 		row->count++;
 		row->interval++;
+		sample_count(row->error, it->cpu, it->packet_seq);
 	}
 	if (ret < 0 && ret >= -4095)
 		row->errors++;
 	if (!task || !task->top.syscall_since || task->top.syscall_nr != nr ||
-	    it->ts < task->top.syscall_since)
+	    it->ts < task->top.syscall_since || !whole_call(m, &task->top, it))
 		return;
 	ns = it->ts - task->top.syscall_since;
 	task->top.syscall_since = 0;
@@ -359,14 +456,15 @@ static void count_record(struct top_model *m, const struct tr_item *it)
 	__u32 tid = it->record->tid;
 	struct tr_task *task = tid ? tr_tasks_get(&m->tasks, tid) : NULL;
 
-	if (!c)
+	if (!c || it->cpu >= m->ncpu)
 		return;
 	c->count++;
 	c->interval++;
+	sample_count(c->error, it->cpu, it->packet_seq);
 	m->events++;
 	m->total_events++;
-	if (it->cpu < m->ncpu)
-		m->cpus[it->cpu].events++;
+	m->cpus[it->cpu].events++;
+	packet_seen(m, it);
 	if (task) {
 		task->events++;
 		if (!task->pid)
@@ -395,10 +493,12 @@ static const struct top_column syscall_cols[] = {
 	{ "COUNT", "count", TOP_COUNT, 10 }, { "RATE/S", "per_s", TOP_RATE, 9 },
 	{ "ERRORS", "errors", TOP_COUNT, 8 }, { "AVG", "avg_ns", TOP_NS, 9 },
 	{ "P99", "p99_ns", TOP_NS, 9 }, { "MAX", "max_ns", TOP_NS, 9 },
+	{ "ERR%", "count_error_percent", TOP_PERCENT, 6 },	/* --sample only: the last */
 };
 static const struct top_column event_cols[] = {
 	{ "EVENT", "name", TOP_TEXT, 40 }, { "COUNT", "count", TOP_COUNT, 12 },
 	{ "RATE/S", "per_s", TOP_RATE, 10 },
+	{ "ERR%", "count_error_percent", TOP_PERCENT, 6 },	/* --sample only: the last */
 };
 static const struct top_column cpu_cols[] = {
 	{ "CPU", "cpu", TOP_ID, 4 }, { "BUSY%", "busy_percent", TOP_PERCENT, 6 },
@@ -407,6 +507,8 @@ static const struct top_column cpu_cols[] = {
 };
 
 #define NCOLS(cols) (sizeof(cols) / sizeof(cols[0]))
+/* ... of the views with an error column, which only --sample shows. */
+#define NCOLS_SAMPLED(m, cols) (NCOLS(cols) - !sampling(m))
 
 /* The text cells' strings, gathered while the tables are built. */
 struct strings {
@@ -451,9 +553,15 @@ static struct top_cell *row_add(struct top_table *t)
 	return &t->cells[(size_t)t->nrows++ * t->ncols];
 }
 
-static double per_second(__u64 count, __u64 span)
+/* What a count read stands for: itself, or under --sample itself over the share read. */
+static double scaled(const struct top_model *m, __u64 count)
 {
-	return span ? count * 1e9 / span : 0;
+	return count / m->sample;
+}
+
+static double per_second(const struct top_model *m, __u64 count, __u64 span)
+{
+	return span ? scaled(m, count) * 1e9 / span : 0;
 }
 
 static void task_rows(struct top_model *m, struct top_snapshot *s, struct strings *str, __u64 span)
@@ -474,11 +582,11 @@ static void task_rows(struct top_model *m, struct top_snapshot *s, struct string
 		row[0].value = tr_task_tid(task);
 		row[1].value = task->pid;
 		row[2].text = strings_add(str, task->comm);
-		row[3].value = span ? 100.0 * top->cpu_ns / span : 0;
+		row[3].value = span ? 100.0 * scaled(m, top->cpu_ns) / span : 0;
 		row[4].value = top->waits ? (double)top->wait_ns / top->waits : 0;
 		row[5].value = top->wait_max_ns;
-		row[6].value = per_second(top->syscalls, span);
-		row[7].value = task->events;
+		row[6].value = per_second(m, top->syscalls, span);
+		row[7].value = scaled(m, task->events);
 	}
 }
 
@@ -502,7 +610,7 @@ static void syscall_rows(struct top_model *m, struct top_snapshot *s, struct str
 	char unknown[32];
 	unsigned int nr;
 
-	if (table_alloc(t, syscall_cols, NCOLS(syscall_cols), MAX_SYSCALL))
+	if (table_alloc(t, syscall_cols, NCOLS_SAMPLED(m, syscall_cols), MAX_SYSCALL))
 		return;
 	for (nr = 0; nr < MAX_SYSCALL; nr++) {
 		const struct syscall_row *r = m->syscalls[nr];
@@ -515,12 +623,14 @@ static void syscall_rows(struct top_model *m, struct top_snapshot *s, struct str
 		row = row_add(t);
 		row[0].text = strings_add(str, name ? name : unknown);
 		row[1].value = nr;
-		row[2].value = r->count;
-		row[3].value = per_second(r->interval, span);
-		row[4].value = r->errors;
+		row[2].value = scaled(m, r->count);
+		row[3].value = per_second(m, r->interval, span);
+		row[4].value = scaled(m, r->errors);
 		row[5].value = r->lat_count ? (double)r->lat_ns / r->lat_count : 0;
 		row[6].value = r->lat_count ? p99(r) : 0;
 		row[7].value = r->lat_max;
+		if (sampling(m))
+			row[8].value = 100 * sample_bound(m, r->error, r->count);
 	}
 }
 
@@ -530,7 +640,7 @@ static void event_rows(struct top_model *m, struct top_snapshot *s, struct strin
 	struct top_table *t = &s->views[TOP_EVENTS];
 	unsigned int i;
 
-	if (table_alloc(t, event_cols, NCOLS(event_cols), m->nclasses))
+	if (table_alloc(t, event_cols, NCOLS_SAMPLED(m, event_cols), m->nclasses))
 		return;
 	for (i = 0; i < m->nclasses; i++) {
 		const struct class_info *c = &m->classes[i];
@@ -540,8 +650,10 @@ static void event_rows(struct top_model *m, struct top_snapshot *s, struct strin
 			continue;
 		row = row_add(t);
 		row[0].text = strings_add(str, c->name);
-		row[1].value = c->count;
-		row[2].value = per_second(c->interval, span);
+		row[1].value = scaled(m, c->count);
+		row[2].value = per_second(m, c->interval, span);
+		if (sampling(m))
+			row[3].value = 100 * sample_bound(m, c->error, c->count);
 	}
 }
 
@@ -557,9 +669,9 @@ static void cpu_rows(struct top_model *m, struct top_snapshot *s, __u64 span)
 		struct top_cell *row = row_add(t);
 
 		row[0].value = cpu;
-		row[1].value = span ? 100.0 * c->busy_ns / span : 0;
-		row[2].value = per_second(c->switches, span);
-		row[3].value = per_second(c->events, span);
+		row[1].value = span ? 100.0 * scaled(m, c->busy_ns) / span : 0;
+		row[2].value = per_second(m, c->switches, span);
+		row[3].value = per_second(m, c->events, span);
 		row[4].value = c->lost;
 	}
 }
@@ -594,7 +706,8 @@ static struct top_snapshot *snapshot(struct top_model *m)
 		return NULL;
 	*s = (struct top_snapshot) { .seq = ++m->seq, .start = m->start, .end = m->end,
 				     .events = m->events, .total_events = m->total_events,
-				     .status = m->status, .lost_reported = m->lost_reported };
+				     .status = m->status, .lost_reported = m->lost_reported,
+				     .sample_percent = m->sample * 100 + 0.5 };
 	task_rows(m, s, &str, span);
 	syscall_rows(m, s, &str, span);
 	event_rows(m, s, &str, span);
@@ -674,6 +787,21 @@ void top_snapshot_free(struct top_snapshot *s)
 
 /* --- Intervals ------------------------------------------------------------------ */
 
+static void reset_error(const struct top_model *m, struct sample_error *e)
+{
+	if (e)
+		memset(e, 0, sizeof(*e) + m->ncpu * sizeof(e->cpu[0]));
+}
+
+static void reset_syscall(const struct top_model *m, struct syscall_row *r)
+{
+	struct sample_error *e = r->error;
+
+	memset(r, 0, sizeof(*r));
+	reset_error(m, e);
+	r->error = e;
+}
+
 /* What is counted per interval starts again; with a reset asked for, all counts. */
 static void next_interval(struct top_model *m)
 {
@@ -699,7 +827,9 @@ static void next_interval(struct top_model *m)
 		m->classes[i].count = 0;
 	for (i = 0; i < MAX_SYSCALL; i++)
 		if (m->syscalls[i])
-			memset(m->syscalls[i], 0, sizeof(*m->syscalls[i]));
+			reset_syscall(m, m->syscalls[i]);
+	for (i = 0; i < m->nclasses; i++)
+		reset_error(m, m->classes[i].error);
 	for (i = 0; i < m->tasks.size; i++) {
 		struct tr_task_top *t = &m->tasks.slot[i].top;
 

@@ -56,17 +56,19 @@ struct top_snapshot {
 	struct tr_live_status status;	/* the recording's: backend, losses by cause so far */
 	__u64 lost_reported;		/* as the packets reported them, by the interval's end */
 	double recorder_cpu;		/* the recorder's CPU time over the interval (1: one CPU) */
+	unsigned int sample_percent;	/* of the packets whose records were read: 100, or --sample's */
 	struct top_table views[TOP_NVIEWS];
 	char *strings;			/* what the text cells point into */
 	size_t strings_len;
 };
 
 /*
- * Counting into intervals of interval_ns, for ncpu CPUs: each interval
- * closed goes to publish, which owns the snapshot (NULL: no memory for
- * it).  NULL without memory.
+ * Counting into intervals of interval_ns, for ncpu CPUs, from the records
+ * of sample_percent of the packets (100: all): each interval closed goes
+ * to publish, which owns the snapshot (NULL: no memory for it).  NULL
+ * without memory.
  */
-struct top_model *top_model_new(__u64 interval_ns, unsigned int ncpu,
+struct top_model *top_model_new(__u64 interval_ns, unsigned int ncpu, unsigned int sample_percent,
 				void (*publish)(void *data, struct top_snapshot *snap), void *data);
 void top_model_free(struct top_model *m);
 

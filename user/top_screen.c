@@ -87,6 +87,8 @@ static void draw_header(const struct screen *sc)
 	mvprintw(0, 0, "tracer top  backend %s  interval %llu (%.1f s)  %.0f events/s  recorder CPU %.1f%%",
 		 s->status.backend, (unsigned long long)s->seq, secs, secs > 0 ? s->events / secs : 0,
 		 100 * s->recorder_cpu);
+	if (s->sample_percent < 100)
+		printw("  sampled %u%%", s->sample_percent);
 	if (sc->paused) {
 		attron(A_REVERSE);
 		printw("  PAUSED");

@@ -266,7 +266,7 @@ int tr_trace_open_live(struct tr_trace **trace, const char *events_text, size_t 
 	return 0;
 }
 
-int tr_trace_feed(struct tr_trace *t, unsigned int stream, const void *packet)
+static int feed(struct tr_trace *t, unsigned int stream, const void *packet, int whole)
 {
 	struct stream *s;
 	int err;
@@ -274,10 +274,20 @@ int tr_trace_feed(struct tr_trace *t, unsigned int stream, const void *packet)
 	if (stream >= t->nstreams || !t->streams[stream].live)
 		return -EINVAL;
 	s = &t->streams[stream];
-	err = trace_stream_feed(s, packet);
+	err = trace_stream_feed(s, packet, whole);
 	if (!err && !s->in_heap && trace_stream_advance(t, s))
 		heap_push(t, stream);
 	return err;
+}
+
+int tr_trace_feed(struct tr_trace *t, unsigned int stream, const void *packet)
+{
+	return feed(t, stream, packet, 1);
+}
+
+int tr_trace_feed_header(struct tr_trace *t, unsigned int stream, const void *packet)
+{
+	return feed(t, stream, packet, 0);
 }
 
 void tr_trace_set_horizon(struct tr_trace *t, __u64 ts)

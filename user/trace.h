@@ -42,6 +42,7 @@ struct tr_item {
 	enum tr_item_kind kind;
 	__u32 cpu;
 	__u32 stream_id;			/* records and losses: their channel's */
+	__u64 packet_seq;			/* ... and their packet's packet_seq_num */
 	__u64 ts;
 	/* TR_ITEM_RECORD: every field of its format lies inside the payload */
 	const struct tr_event_header *record;
@@ -77,6 +78,12 @@ int tr_trace_open_live(struct tr_trace **trace, const char *events_text, size_t 
 
 /* A packet of stream, sound by tr_packet_header_problem(), copied in.  0 or -errno. */
 int tr_trace_feed(struct tr_trace *trace, unsigned int stream, const void *packet);
+
+/*
+ * ... or only what its header says (tracer top --sample): its records are
+ * left out, not lost, and what it reports lost still comes out.
+ */
+int tr_trace_feed_header(struct tr_trace *trace, unsigned int stream, const void *packet);
 
 /*
  * Items up to ts may come out of a live trace: the consumer has fed every

@@ -131,8 +131,11 @@ void trace_meta_free(struct tr_trace *t);
 int trace_open_streams(struct tr_trace *t, const char *dir, char *why, size_t whylen);
 /* Moves a stream to its next item; 0 when it has none left (a live one: none yet). */
 int trace_stream_advance(struct tr_trace *t, struct stream *s);
-/* Queues a copy of a sound packet (tr_packet_header_problem()) on a live stream.  0 or -ENOMEM. */
-int trace_stream_feed(struct stream *s, const struct tr_packet_header *packet);
+/*
+ * Queues a copy of a sound packet (tr_packet_header_problem()) on a live
+ * stream, whole or its header alone (tr_trace_feed_header()).  0 or -ENOMEM.
+ */
+int trace_stream_feed(struct stream *s, const struct tr_packet_header *packet, int whole);
 void trace_stream_close(struct stream *s);
 
 #endif /* TRACER_TRACE_IMPL_H */

@@ -193,7 +193,7 @@ static int packet_losses(struct stream *s, const struct tr_packet_header *h)
 	int i;
 
 	*lost = (struct tr_item) { .kind = TR_ITEM_LOST, .cpu = s->cpu, .stream_id = s->channel,
-				   .channel = s->channel_name,
+				   .channel = s->channel_name, .packet_seq = h->packet_seq_num,
 				   .ts = h->timestamp_end };
 	since[0] = &lost->lost_full;
 	since[1] = &lost->lost_wrap;
@@ -211,7 +211,7 @@ static int packet_losses(struct stream *s, const struct tr_packet_header *h)
 	s->last_end = h->timestamp_end;
 	s->started = 1;
 	s->head = (struct tr_item) { .kind = TR_ITEM_LOST, .cpu = s->cpu, .stream_id = s->channel,
-				     .channel = s->channel_name,
+				     .channel = s->channel_name, .packet_seq = h->packet_seq_num,
 				     .ts = h->timestamp_begin, .lost_packets = gap };
 	return gap != 0;
 }
@@ -317,6 +317,7 @@ static int record_item(struct tr_trace *t, struct stream *s, const struct tr_eve
 				      s->name, offset, e->id);
 	}
 	s->head = (struct tr_item) { .kind = TR_ITEM_RECORD, .cpu = s->cpu, .stream_id = s->channel,
+				     .packet_seq = s->packet->packet_seq_num,
 				     .ts = e->timestamp,
 				     .record = e, .class = class };
 	problem = payload_problem(class->tep, (const char *)(e + 1), e->size, &raw_end,
@@ -390,16 +391,28 @@ int trace_stream_advance(struct tr_trace *t, struct stream *s)
 }
 
 
-int trace_stream_feed(struct stream *s, const struct tr_packet_header *packet)
+int trace_stream_feed(struct stream *s, const struct tr_packet_header *packet, int whole)
 {
-	size_t size = packet->packet_size / 8;
+	size_t size = whole ? packet->packet_size / 8 : sizeof(*packet);
 	struct fed_packet *p = malloc(sizeof(*p) + size);
+	struct tr_packet_header *h;
 
 	if (!p)
 		return -ENOMEM;
+	h = (void *)p->bytes;
 	p->next = NULL;
 	p->size = size;
 	memcpy(p->bytes, packet, size);
+	if (!whole) {
+		/*
+		 * The header alone: its content ends with it, and the packet
+		 * is as long as that rounds up to.  Nothing reads past the
+		 * content, so the bytes up to there need not be copied.
+		 */
+		h->content_size = 8 * sizeof(*h);
+		h->packet_size = 8 * TR_PACKET_ALIGN;
+		p->size = TR_PACKET_ALIGN;
+	}
 	if (s->fed_last)
 		s->fed_last->next = p;
 	else

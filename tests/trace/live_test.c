@@ -218,6 +218,37 @@ static void test_losses_come_out_with_the_records(void)
 	live_close(&l);
 }
 
+/* A packet fed by its header alone: its records stay out, nothing counts as lost that was not. */
+static void test_a_packet_fed_by_its_header_leaves_its_records_out(void)
+{
+	const char *packet;
+	__u64 seq[8], lost = 0, pos;
+	struct tr_item item;
+	struct live l;
+	int fed = 0;
+
+	live_open(&l, TR_MODE_DISCARD);
+	emit(&l, 0, 10, 1);
+	emit(&l, 0, 20, 2);
+	fake_now = 25;
+	trb_flush(&l.buf[0].rb);
+	emit(&l, 0, 30, 3);
+	fake_now = 35;
+	trb_flush(&l.buf[0].rb);
+	while (trb_get_subbuf(&l.buf[0].rb, &pos, &packet) == 0) {
+		EXPECT_EQ(fed++ ? tr_trace_feed(l.trace, 0, packet) :
+				  tr_trace_feed_header(l.trace, 0, packet), 0);
+		trb_put_subbuf(&l.buf[0].rb, pos);
+	}
+	EXPECT_EQ(fed, 2);
+	tr_trace_set_horizon(l.trace, ~0ull);
+	EXPECT_EQ(drain(&l, seq, 8, &lost), 1u);
+	EXPECT_EQ(seq[0], 3ull);
+	EXPECT_EQ(lost, 0ull);
+	EXPECT(!tr_trace_next(l.trace, &item));
+	live_close(&l);
+}
+
 static void test_feeding_a_stream_it_does_not_have_is_refused(void)
 {
 	const char *packet = NULL;
@@ -242,6 +273,7 @@ int main(void)
 	TAP_RUN(test_an_idle_cpu_holds_nothing_up_and_joins_later);
 	TAP_RUN(test_a_record_fed_after_the_horizon_comes_out_late);
 	TAP_RUN(test_losses_come_out_with_the_records);
+	TAP_RUN(test_a_packet_fed_by_its_header_leaves_its_records_out);
 	TAP_RUN(test_feeding_a_stream_it_does_not_have_is_refused);
 	return tap_done();
 }
