@@ -435,17 +435,3 @@ int tr_events_list(const char *glob, FILE *out, char *why, size_t whylen)
 	tracefs_list_free(names);
 	return n;
 }
-
-int tr_events_write_formats(const struct tr_event_set *set, FILE *out)
-{
-	unsigned int i;
-
-	for (i = 0; i < set->count; i++) {
-		const struct tr_event *ev = &set->events[i];
-
-		if (fprintf(out, "event %u %s %s %zu\n%s", ev->id, ev->system, ev->name,
-			    strlen(ev->format), ev->format) < 0)
-			return -errno;
-	}
-	return 0;
-}

@@ -55,13 +55,6 @@ int tr_events_resolve(struct tr_event_set *set, const char *const *specs,
 void tr_events_free(struct tr_event_set *set);
 
 /*
- * The set's formats as .tracer/events holds them: for each event
- * "event ID SYSTEM NAME LENGTH\n" and LENGTH bytes of tracefs format.
- * 0, or -errno of the write.
- */
-int tr_events_write_formats(const struct tr_event_set *set, FILE *out);
-
-/*
  * --snapshot-on SPEC: "system:event" (no glob) then, after another ':',
  * an optional filter.  Its event joins the set if no spec selected it;
  * *id is its id, *recorded whether a spec selected it, trigger its filter

@@ -35,7 +35,7 @@ int rec_live_open(struct session *s)
 		rec_say("no memory for the live reader");
 		return -ENOMEM;
 	}
-	err = tr_events_write_formats(&s->events, out);
+	err = tr_trace_dir_format_events(&s->events, out);
 	if (fclose(out) && !err)
 		err = -ENOMEM;
 	for (c = 0; c < s->nchannels; c++)

@@ -152,6 +152,25 @@ static void heap_push(struct tr_trace *t, unsigned int i)
 	}
 }
 
+/*
+ * The stream whose head went out last moves on only now, so that what the
+ * item points to (a live record, in its packet) stays until this call.
+ */
+static void advance_last(struct tr_trace *t)
+{
+	struct stream *s;
+
+	if (!t->handed_out)
+		return;
+	t->handed_out = 0;
+	s = &t->streams[t->heap[0]];
+	if (!trace_stream_advance(t, s)) {
+		s->in_heap = 0;
+		t->heap[0] = t->heap[--t->heap_len];
+	}
+	heap_down(t, 0);
+}
+
 /* The streams' first items into the merge. */
 static int start_merge(struct tr_trace *t, char *why, size_t whylen)
 {
@@ -275,8 +294,11 @@ static int feed(struct tr_trace *t, unsigned int stream, const void *packet, int
 		return -EINVAL;
 	s = &t->streams[stream];
 	err = trace_stream_feed(s, packet, whole);
-	if (!err && !s->in_heap && trace_stream_advance(t, s))
+	if (!err && !s->in_heap && trace_stream_advance(t, s)) {
+		/* The root moves, with the last item's stream still to advance: that first. */
+		advance_last(t);
 		heap_push(t, stream);
+	}
 	return err;
 }
 
@@ -301,10 +323,9 @@ __u64 tr_trace_late(const struct tr_trace *t)
 }
 
 /*
- * Hands out a record with a copy of its header and payload and a NUL byte
- * after it, so that a string field without its NUL ends there, and so that
- * nothing handed out points into a stream (a live one frees its packets);
- * or, without memory for the copy, a problem.
+ * Hands out a record of a trace directory with a copy of its header and
+ * payload and a NUL byte after it, so that a string field without its NUL
+ * ends there; or, without memory for the copy, a problem.
  */
 static void copy_record(struct tr_trace *t, struct tr_item *item)
 {
@@ -339,6 +360,7 @@ int tr_trace_next(struct tr_trace *t, struct tr_item *item)
 					   .problem = t->notes[t->next_note++] };
 		return 1;
 	}
+	advance_last(t);
 	if (!t->heap_len || t->streams[t->heap[0]].head.ts > t->horizon)
 		return 0;
 	s = &t->streams[t->heap[0]];
@@ -346,18 +368,16 @@ int tr_trace_next(struct tr_trace *t, struct tr_item *item)
 	if (item->kind == TR_ITEM_PROBLEM) {
 		memcpy(t->reported, s->problem, sizeof(t->reported));
 		item->problem = t->reported;
-	} else if (item->kind == TR_ITEM_RECORD) {
+	} else if (item->kind == TR_ITEM_RECORD && !t->live) {
 		copy_record(t, item);
+	} else if (item->kind == TR_ITEM_RECORD) {
+		item->payload = item->record + 1;
 	}
 	if (item->ts < t->last_out)
 		t->late++;
 	else
 		t->last_out = item->ts;
-	if (!trace_stream_advance(t, s)) {
-		s->in_heap = 0;
-		t->heap[0] = t->heap[--t->heap_len];
-	}
-	heap_down(t, 0);
+	t->handed_out = 1;
 	return 1;
 }
 

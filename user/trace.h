@@ -47,7 +47,8 @@ struct tr_item {
 	/* TR_ITEM_RECORD: every field of its format lies inside the payload */
 	const struct tr_event_header *record;
 	const struct tr_trace_class *class;
-	const void *payload;			/* a copy, followed by a NUL byte */
+	const void *payload;			/* a copy, followed by a NUL byte (a live trace's:
+						 * in its packet, and not followed by one) */
 	/* ... and, in a trace recorded with -g, its stacks (tr_item_frame()) */
 	unsigned int kernel_frames, user_frames;
 	__u32 frames_at;			/* payload offset of the frames */
@@ -98,7 +99,7 @@ __u64 tr_trace_late(const struct tr_trace *trace);
 /*
  * The next item in time order (problems found while opening come first):
  * 1, or 0 at the end (a live trace's: none up to the horizon yet).  What
- * the item points to stays valid until the next call.
+ * the item points to stays valid until the next call (or tr_trace_feed()).
  */
 int tr_trace_next(struct tr_trace *trace, struct tr_item *item);
 

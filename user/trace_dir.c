@@ -384,6 +384,20 @@ int tr_trace_dir_write_channels(const struct tr_trace_dir *d, const char *const 
 	return fclose(f) ? -errno : 0;
 }
 
+int tr_trace_dir_format_events(const struct tr_event_set *set, FILE *out)
+{
+	unsigned int i;
+
+	for (i = 0; i < set->count; i++) {
+		const struct tr_event *ev = &set->events[i];
+
+		if (fprintf(out, "event %u %s %s %zu\n%s", ev->id, ev->system, ev->name,
+			    strlen(ev->format), ev->format) < 0)
+			return -errno;
+	}
+	return 0;
+}
+
 int tr_trace_dir_write_formats(const struct tr_trace_dir *d, const struct tr_event_set *events)
 {
 	FILE *f = create_stream(d, d->meta_fd, FORMATS);
@@ -391,7 +405,7 @@ int tr_trace_dir_write_formats(const struct tr_trace_dir *d, const struct tr_eve
 
 	if (!f)
 		return -errno;
-	err = tr_events_write_formats(events, f);
+	err = tr_trace_dir_format_events(events, f);
 	if (fclose(f) && !err)
 		err = -errno;
 	return err;

@@ -69,6 +69,13 @@ int tr_trace_dir_write_channels(const struct tr_trace_dir *d, const char *const 
 /* .tracer/events: the formats as tracefs gave them, for `tracer report`. */
 int tr_trace_dir_write_formats(const struct tr_trace_dir *d, const struct tr_event_set *events);
 
+/*
+ * The set's formats as .tracer/events holds them, into out (tracer top's
+ * live reader reads them from memory): for each event "event ID SYSTEM
+ * NAME LENGTH\n" and LENGTH bytes of tracefs format.  0, or -errno.
+ */
+int tr_trace_dir_format_events(const struct tr_event_set *events, FILE *out);
+
 /* What else .tracer/ holds for report. */
 #define TR_TRACE_STACKS		"stacks"	/* there: the records carry stacks */
 #define TR_TRACE_KALLSYMS	"kallsyms"	/* /proc/kallsyms at record time (-g, %pS) */

@@ -33,6 +33,8 @@ struct stream {
 	/* a live trace's: packets fed and not yet read, oldest first, and the one read */
 	int live;
 	struct fed_packet *fed, *fed_last, *reading;
+	struct fed_packet *spares;	/* read, kept for the next ones */
+	unsigned int nspares;
 	__u64 packets_read;
 	int in_heap;			/* its head is in the merge */
 	int in_packet;
@@ -71,6 +73,7 @@ struct tr_trace {
 	__u64 horizon;			/* items after it wait (a trace directory's: all) */
 	__u64 last_out;			/* the latest timestamp handed out */
 	__u64 late;			/* items handed out before an earlier one */
+	int handed_out;			/* the root's head went out: it moves on at the next call */
 	char **notes;			/* problems found while opening */
 	unsigned int nnotes, next_note;
 	/* Event ids (the last entry: all larger ones) said to have no format. */
@@ -89,6 +92,7 @@ struct tr_trace {
 	/* the formats passed whole, parsed when report's text first asks (tr_trace_print_format()) */
 	struct tep_handle *tep_whole;
 	struct whole_format *whole;	/* by event id */
+	struct class_layout *layouts;	/* by event id: how far its fields reach */
 	char *events_text;		/* .tracer/events, which they point into */
 	/* .tracer/printk_formats, by address */
 	struct printk_string *printk;
@@ -97,10 +101,17 @@ struct tr_trace {
 
 
 
+/* Where a class's fixed fields end (fields lie in the first 64 KiB: trace_meta.c). */
+struct class_layout {
+	__u32 fixed_end;
+	int dynamic;			/* a __data_loc field locates data past them */
+};
+
 /* A packet fed to a live stream, copied. */
 struct fed_packet {
 	struct fed_packet *next;
 	size_t size;
+	size_t capacity;		/* bytes it has room for */
 	char bytes[] __attribute__((aligned(8)));
 };
 

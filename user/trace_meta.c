@@ -145,6 +145,44 @@ static struct tep_event *parse_format(struct tep_handle *tep, unsigned int id, c
 	return ev;
 }
 
+/* Room for n classes (by id) and what goes with each.  0 or -ENOMEM. */
+static int grow_classes(struct tr_trace *t, unsigned int n)
+{
+	struct whole_format *w = realloc(t->whole, n * sizeof(*w));
+	struct class_layout *l = w ? realloc(t->layouts, n * sizeof(*l)) : NULL;
+	struct tr_trace_class *c = l ? realloc(t->classes, n * sizeof(*c)) : NULL;
+
+	if (w)
+		t->whole = w;
+	if (l)
+		t->layouts = l;
+	if (!c)
+		return -ENOMEM;
+	memset(c + t->nclasses, 0, (n - t->nclasses) * sizeof(*c));
+	memset(w + t->nclasses, 0, (n - t->nclasses) * sizeof(*w));
+	memset(l + t->nclasses, 0, (n - t->nclasses) * sizeof(*l));
+	t->classes = c;
+	t->nclasses = n;
+	return 0;
+}
+
+/* Where a format's fixed fields end, and whether any locates data after them. */
+static struct class_layout layout_of(const struct tep_event *ev)
+{
+	struct tep_format_field *lists[2] = { ev->format.common_fields, ev->format.fields };
+	struct class_layout l = { 0, 0 };
+	const struct tep_format_field *f;
+	int i;
+
+	for (i = 0; i < 2; i++)
+		for (f = lists[i]; f; f = f->next) {
+			if ((__u32)(f->offset + f->size) > l.fixed_end)
+				l.fixed_end = f->offset + f->size;
+			l.dynamic |= !!(f->flags & TEP_FIELD_IS_DYNAMIC);
+		}
+	return l;
+}
+
 static void add_class(struct tr_trace *t, const struct entry *e, const char *format,
 		      size_t offset)
 {
@@ -156,19 +194,8 @@ static void add_class(struct tr_trace *t, const struct entry *e, const char *for
 			   offset, e->id);
 		return;
 	}
-	if (e->id >= t->nclasses) {
-		struct whole_format *w = realloc(t->whole, (e->id + 1) * sizeof(*w));
-
-		if (w)
-			t->whole = w;
-		c = w ? realloc(t->classes, (e->id + 1) * sizeof(*c)) : NULL;
-		if (!c)
-			return;
-		memset(c + t->nclasses, 0, (e->id + 1 - t->nclasses) * sizeof(*c));
-		memset(w + t->nclasses, 0, (e->id + 1 - t->nclasses) * sizeof(*w));
-		t->classes = c;
-		t->nclasses = e->id + 1;
-	}
+	if (e->id >= t->nclasses && grow_classes(t, e->id + 1))
+		return;
 	c = &t->classes[e->id];
 	c->system = strdup(e->system);
 	c->name = strdup(e->name);
@@ -176,8 +203,10 @@ static void add_class(struct tr_trace *t, const struct entry *e, const char *for
 		why = "out of memory";
 	else
 		c->tep = parse_format(t->tep, e->id, format, e->format_len, 0, &why);
-	if (c->tep)
+	if (c->tep) {
 		t->whole[e->id] = (struct whole_format) { format, e->format_len, NULL, 0 };
+		t->layouts[e->id] = layout_of(c->tep);
+	}
 	if (!c->tep)
 		trace_note(t, ".tracer/events: offset %zu: the format of event %u (%s:%s): %s; its records are skipped",
 			   offset, e->id, e->system, e->name, why);
@@ -581,6 +610,7 @@ void trace_meta_free(struct tr_trace *t)
 		tep_free(t->tep_whole);
 	free(t->printk);
 	free(t->whole);
+	free(t->layouts);
 	free(t->events_text);
 	free(t->classes);
 }

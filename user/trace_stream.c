@@ -222,13 +222,18 @@ static int packet_losses(struct stream *s, const struct tr_packet_header *h)
  * Then nothing that decodes it by the format reads past it.  *raw_end is
  * where the last of them ends (a stack follows there, tracer/record.h).
  */
-static const char *payload_problem(const struct tep_event *ev, const char *payload,
-				   __u32 size, __u32 *raw_end, char *why, size_t whylen)
+static const char *payload_problem(const struct tep_event *ev, const struct class_layout *layout,
+				   const char *payload, __u32 size, __u32 *raw_end,
+				   char *why, size_t whylen)
 {
 	struct tep_format_field *lists[2] = { ev->format.common_fields, ev->format.fields };
 	const struct tep_format_field *f;
 	int l;
 
+	/* Most formats have fixed fields only: the record holds them or not. */
+	*raw_end = layout->fixed_end;
+	if (!layout->dynamic && size >= layout->fixed_end)
+		return NULL;
 	*raw_end = 0;
 	for (l = 0; l < 2; l++)
 		for (f = lists[l]; f; f = f->next) {
@@ -320,8 +325,8 @@ static int record_item(struct tr_trace *t, struct stream *s, const struct tr_eve
 				     .packet_seq = s->packet->packet_seq_num,
 				     .ts = e->timestamp,
 				     .record = e, .class = class };
-	problem = payload_problem(class->tep, (const char *)(e + 1), e->size, &raw_end,
-				  why, sizeof(why));
+	problem = payload_problem(class->tep, &t->layouts[e->id], (const char *)(e + 1), e->size,
+				  &raw_end, why, sizeof(why));
 	if (!problem && t->ncontext && strcmp(class->system, "tracer"))
 		problem = context_problem(e->size, &raw_end, t->ncontext, &s->head, why, sizeof(why));
 	if (!problem && t->stacks && strcmp(class->system, "tracer"))
@@ -331,6 +336,43 @@ static int record_item(struct tr_trace *t, struct stream *s, const struct tr_eve
 		return stream_problem(s, e->timestamp, "%s: record at offset %zu: %s; record skipped",
 				      s->name, offset, problem);
 	return 1;
+}
+
+/*
+ * Packets read are kept for the next ones fed (a few per stream): at a
+ * million records a second, fresh memory for each packet costs more in
+ * page faults than copying it does.
+ */
+#define MAX_SPARES	8
+
+static void spare_packet(struct stream *s, struct fed_packet *p)
+{
+	if (p && s->nspares < MAX_SPARES) {
+		p->next = s->spares;
+		s->spares = p;
+		s->nspares++;
+	} else {
+		free(p);
+	}
+}
+
+/* A packet of at least size bytes: a spare, or a new one of size rounded up. */
+static struct fed_packet *packet_for(struct stream *s, size_t size)
+{
+	struct fed_packet **at, *p;
+
+	for (at = &s->spares; *at; at = &(*at)->next)
+		if ((*at)->capacity >= size) {
+			p = *at;
+			*at = p->next;
+			s->nspares--;
+			return p;
+		}
+	size = (size + TR_PACKET_ALIGN - 1) & ~(size_t)(TR_PACKET_ALIGN - 1);
+	p = malloc(sizeof(*p) + size);
+	if (p)
+		p->capacity = size;
+	return p;
 }
 
 /* A live stream's next packet fed, in place of the one read: 1, or 0 if none is fed yet. */
@@ -343,7 +385,7 @@ static int read_fed(struct stream *s)
 	s->fed = p->next;
 	if (!s->fed)
 		s->fed_last = NULL;
-	free(s->reading);
+	spare_packet(s, s->reading);
 	s->reading = p;
 	s->bytes = p->bytes;
 	s->size = p->size;
@@ -394,7 +436,7 @@ int trace_stream_advance(struct tr_trace *t, struct stream *s)
 int trace_stream_feed(struct stream *s, const struct tr_packet_header *packet, int whole)
 {
 	size_t size = whole ? packet->packet_size / 8 : sizeof(*packet);
-	struct fed_packet *p = malloc(sizeof(*p) + size);
+	struct fed_packet *p = packet_for(s, size);
 	struct tr_packet_header *h;
 
 	if (!p)
@@ -428,6 +470,10 @@ void trace_stream_close(struct stream *s)
 	if (!s->live && s->bytes)
 		munmap((void *)s->bytes, s->size);
 	for (p = s->fed; p; p = next) {
+		next = p->next;
+		free(p);
+	}
+	for (p = s->spares; p; p = next) {
 		next = p->next;
 		free(p);
 	}
