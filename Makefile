@@ -27,7 +27,8 @@ TEST_BINS := $(TEST_SRCS:%.c=$(BUILD)/%)
 
 HELPER_BINS := $(patsubst tests/helpers/%.c,$(BUILD)/tests/helpers/%,$(wildcard tests/helpers/*.c))
 
-BENCH_BINS := $(BUILD)/bench/ringbuf_bench $(BUILD)/bench/tracepoint_bench $(BUILD)/bench/uprobe_target
+BENCH_BINS := $(BUILD)/bench/ringbuf_bench $(BUILD)/bench/tracepoint_bench $(BUILD)/bench/uprobe_target \
+	      $(BUILD)/tests/helpers/topcheck
 BENCH_HEADERS := $(wildcard bench/*.h)
 # e.g. make bench BENCH_ARGS=--quick; bench/suite.py --help lists the options.
 BENCH_ARGS ?=

@@ -32,7 +32,10 @@ HEADLINES = (
      ("wakeups", dict(unit="wake-ups/s"), "tracer", "perf", None,
       "recorder wake-ups per second, idle")] +
     [("uprobe", dict(unit="ns/call"), "tracer", peer, "none", "ns a uprobe adds to a call")
-     for peer in ("bpftrace", "perf")]
+     for peer in ("bpftrace", "perf")] +
+    [("top", dict(unit="consumer CPU ms/s"), top, "tracer-record", None,
+      "consumer CPU at 1 M events/s (goal: 1.2x record's)")
+     for top in ("tracer-top", "tracer-top-sample10")]
 )
 
 Headline = namedtuple("Headline", "workload match tracer peer base what cmp")
@@ -124,7 +127,7 @@ def pair_uprobe(rows):
 def add_paired(rows):
     """Fill the rows' paired figures; why some could not be, as notes."""
     notes = list(pair_events(rows)) + list(pair_build(rows)) + list(pair_uprobe(rows))
-    for workload in ("loop", "ringbuf", "report", "wakeups"):
+    for workload in ("loop", "ringbuf", "report", "wakeups", "top"):
         notes += pair_to_named_peer(rows, workload)
     return [n for n in dict.fromkeys(notes) if n]	# each once, in order
 

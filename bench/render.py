@@ -19,6 +19,7 @@ TITLES = {
     "ust": "6. User-space tracing against lttng-ust",
     "wakeups": "7. The recorder's own wake-ups, idle (bench/wakeups_bench.py)",
     "uprobe": "8. A uprobe's cost per call (bench/uprobe_bench.py)",
+    "top": "9. tracer top's own cost at 1 M events/s (bench/top_bench.py)",
 }
 
 
@@ -192,6 +193,38 @@ def section_uprobe(rows):
                  "events kept", "runs kept disturbed"], lines))
 
 
+def section_top(rows):
+    lines = []
+    for r in pick(rows, "top", unit="consumer CPU ms/s"):
+        lost = one(rows, "top", config=r["config"], unit="lost")
+        rate = one(rows, "top", config=r["config"], unit="M events/s")
+        lines.append((r["label"], "%s [%s, %s]" % (fmt(r["median"]), fmt(r["min"]), fmt(r["max"])),
+                      spread(r, "ratio", "%.2f") or "-", fmt(rate and rate["median"], "%.2f"),
+                      "%s (max %s)" % (fmt(lost and lost["median"]), fmt(lost and lost["max"])),
+                      int(r["disturbed"] or 0)))
+    if not lines:
+        return "not run\n\n"
+    return ("tests/helpers/topcheck makes %s while each consumer runs; its CPU time over the "
+            "load (all threads, schedstat) per second of load; lost: by the consumer's own "
+            "account (record's summary, top's last snapshot). Goal: top at most 1.2x record's "
+            "consumer CPU, and losing nothing record does not. %s\n\n" % (
+                pick(rows, "top")[0]["param"], PAIRED_NOTE) + table(
+                ["consumer", "CPU ms per s (median [min, max])", "x record's", "M events/s",
+                 "lost (median, max)", "runs kept disturbed"], lines))
+
+
+def summary_top(rows):
+    cpu = {r["config"]: r for r in pick(rows, "top", unit="consumer CPU ms/s")}
+    if not {"tracer-record", "tracer-top"} <= set(cpu):
+        return ""
+    out = ("- tracer top at 1 M events/s: %s ms of CPU a second, %sx record's consumer "
+           "(goal 1.2x)" % (fmt(cpu["tracer-top"]["median"]), fmt(cpu["tracer-top"].get("ratio"),
+                                                                   "%.2f")))
+    if "tracer-top-sample10" in cpu:
+        out += "; with --sample 10, %sx" % fmt(cpu["tracer-top-sample10"].get("ratio"), "%.2f")
+    return out + "\n"
+
+
 def summary_uprobe(rows):
     cost = {r["config"]: r for r in pick(rows, "uprobe", unit="ns/call")}
     if not {"tracer", "perf", "bpftrace"} <= set(cost):
@@ -329,7 +362,7 @@ def summary_wakeups(rows):
 def section_summary(rows):
     return "".join(f(rows) for f in (summary_events, summary_loop, summary_build,
                                       summary_saturation, summary_report,
-                                      summary_wakeups, summary_uprobe)) + "\n"
+                                      summary_wakeups, summary_uprobe, summary_top)) + "\n"
 
 
 def section_machine(suite, drift):
@@ -369,7 +402,7 @@ def render_markdown(suite, drift, refused):
     body = [("events", section_events), ("loop", section_loop), ("ringbuf", section_ringbuf),
             ("build", section_build), ("saturation", section_saturation),
             ("report", section_report), ("ust", section_ust), ("wakeups", section_wakeups),
-            ("uprobe", section_uprobe)]
+            ("uprobe", section_uprobe), ("top", section_top)]
     out = head + "## Summary\n\n" + section_summary(rows)
     out += "## Headline comparisons\n\n" + section_headlines(suite)
     for workload, section in body:

@@ -35,6 +35,7 @@ import build_bench  # noqa: E402
 import paired  # noqa: E402
 import report_bench  # noqa: E402
 import stats  # noqa: E402
+import top_bench  # noqa: E402
 import uprobe_bench  # noqa: E402
 import wakeups_bench  # noqa: E402
 from benchlib import Child, read_csv, row  # noqa: E402
@@ -42,7 +43,7 @@ import render  # noqa: E402
 from render import render_markdown, render_plot  # noqa: E402
 
 TRACEFS = "/sys/kernel/tracing"
-WORKLOADS = ["ringbuf", "events", "build", "report", "wakeups", "uprobe"]
+WORKLOADS = ["ringbuf", "events", "build", "report", "wakeups", "uprobe", "top"]
 NOT_RUN_HERE = [
     "LTTng kernel tracing: not measured: it needs its kernel modules (lttng-modules) and this "
     "kernel has no loadable module support (CONFIG_MODULES off).",
@@ -69,6 +70,8 @@ def parse_args():
                    help="recorders of workload 3 (also: bpftrace)")
     p.add_argument("--uprobe-calls", type=int, default=100000,
                    help="calls of the probed function per run in workload 8 (default 100000)")
+    p.add_argument("--top-secs", type=float, default=4.0,
+                   help="seconds of load beside each consumer in workload 9 (default 4)")
     p.add_argument("--wakeup-secs", type=float, default=5.0,
                    help="seconds each recorder's wake-ups are counted in workload 7 (default 5)")
     o = p.parse_args()
@@ -83,13 +86,14 @@ def parse_args():
             ", ".join(unknown), ", ".join(WORKLOADS), ", ".join(build_bench.CONFIGS)))
     o.tracer = os.path.abspath(os.path.join(o.build, "tracer"))
     o.work = os.path.abspath(os.path.join(o.build, "bench-work"))
-    if o.rounds < 1 or o.tie < 0 or o.wakeup_secs <= 0 or o.uprobe_calls < 1:
-        p.error("--rounds, --tie, --wakeup-secs and --uprobe-calls must be positive")
+    if o.rounds < 1 or o.tie < 0 or o.wakeup_secs <= 0 or o.uprobe_calls < 1 or o.top_secs <= 0:
+        p.error("--rounds, --tie, --wakeup-secs, --uprobe-calls and --top-secs must be positive")
     if o.quick:
         o.rounds = min(o.rounds, 2)
         o.calls = 100000
         o.wakeup_secs = min(o.wakeup_secs, 2.0)
         o.uprobe_calls = 20000
+        o.top_secs = min(o.top_secs, 2.0)
     return o
 
 
@@ -175,6 +179,9 @@ class Suite:
     def run_uprobe(self):
         self.add_rows("uprobe_bench", uprobe_bench.run(self.o))
 
+    def run_top(self):
+        self.add_rows("top_bench", top_bench.run(self.o))
+
     def add_rows(self, name, rows):
         """A Python workload's rows, kept in raw/NAME.csv like the C benchmarks' CSV."""
         benchlib.write_csv(os.path.join(self.raw, name + ".csv"), rows)
@@ -231,7 +238,8 @@ class Suite:
                                    ("build/report", "build" in o.only or "report" in o.only,
                                     self.run_build_and_report),
                                    ("wakeups", "wakeups" in o.only, self.run_wakeups),
-                                   ("uprobe", "uprobe" in o.only, self.run_uprobe)):
+                                   ("uprobe", "uprobe" in o.only, self.run_uprobe),
+                                   ("top", "top" in o.only, self.run_top)):
             if wanted:
                 self.workload(name, step)
         self.rows.append(row("ust", "lttng-ust", "lttng-ust against tracer's user-space library",

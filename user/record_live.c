@@ -5,12 +5,13 @@
  * trace directory, and after each round hands the sink what came out.
  *
  * What may come out: a packet holding a record of time t is delivered once
- * the sub-buffer is closed, by filling up or by a flush (every flush_ms on
- * each buffer: ours for BPF regions, the module's timers for its own), and
- * taken by the next round.  So once a round ends at time now, every record
- * before now - 2 * flush_ms has been fed, but for a writer stalled that
- * long between reading the clock and committing; such a record still
- * comes out, counted late.
+ * the sub-buffer is closed, by filling up or by a flush, and taken by the
+ * next round.  The BPF regions are flushed by the consumer's rounds (the
+ * last at s->flushed), the module's buffers by its timers every flush_ms.
+ * So once a round ends, every record before the last flush (BPF), or
+ * before now - flush_ms (the module), has been fed, but for one whose
+ * writer read the clock before it and had not committed yet: WRITER_SLACK
+ * covers those; one stalled longer still comes out, counted late.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -94,14 +95,16 @@ static void live_counts(const struct session *s, struct tr_live_status *counts)
 	counts->unfed = s->live_unfed;
 }
 
+#define WRITER_SLACK	10000000ull	/* ns */
+
 void rec_live_round(struct session *s, __u64 now, int last)
 {
 	const struct tr_live_sink *sink = s->o->live;
-	__u64 lag = 2ull * s->o->flush_ms * 1000000, reached;
+	__u64 closed = s->use_kmod ? now - s->o->flush_ms * 1000000ull : s->flushed, reached;
 	struct tr_live_status counts;
 	struct tr_item item;
 
-	reached = last ? ~0ull : now > lag ? now - lag : 0;
+	reached = last ? ~0ull : closed > WRITER_SLACK ? closed - WRITER_SLACK : 0;
 	tr_trace_set_horizon(s->live, reached);
 	while (tr_trace_next(s->live, &item))
 		sink->item(sink->data, &item);

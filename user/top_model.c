@@ -101,6 +101,8 @@ struct top_model {
 	unsigned int nclasses;
 	struct syscall_row *syscalls[MAX_SYSCALL];
 	struct tr_tasks tasks;
+	struct tr_task *last_task;	/* task_of()'s last, in last_slots */
+	const struct tr_task *last_slots;
 	__u64 events, total_events;
 	__u64 lost_reported;
 	int reset_asked;
@@ -275,6 +277,20 @@ static void name_task(struct tr_task *task, const struct tr_item *it,
 
 /* --- Counting ------------------------------------------------------------------- */
 
+/*
+ * tid's entry.  The last one found is kept: a CPU's records mostly come
+ * from the task running there, one after the other.  The table's slots
+ * move when it grows; then the kept one is stale.
+ */
+static struct tr_task *task_of(struct top_model *m, __u32 tid)
+{
+	if (m->last_task && m->last_slots == m->tasks.slot && tr_task_tid(m->last_task) == tid)
+		return m->last_task;
+	m->last_task = tr_tasks_get(&m->tasks, tid);
+	m->last_slots = m->tasks.slot;
+	return m->last_task;
+}
+
 static struct syscall_row *syscall_row(struct top_model *m, __s64 nr)
 {
 	if (nr < 0 || nr >= MAX_SYSCALL)
@@ -333,7 +349,7 @@ static void run_until(struct top_model *m, unsigned int cpu, __u64 ts)
 		return;
 	if (c->running) {
 		c->busy_ns += ts - c->since;
-		task = tr_tasks_get(&m->tasks, c->running);
+		task = task_of(m, c->running);
 		if (task)
 			task->top.cpu_ns += ts - c->since;
 	}
@@ -350,10 +366,10 @@ static void switched(struct top_model *m, const struct class_info *c, const stru
 	m->cpus[it->cpu].running = next;
 	m->cpus[it->cpu].since = it->ts;
 	/* Still runnable (no sleeping state bit; 0x100 and up: preempted): waiting from now. */
-	task = prev && !sampling(m) ? tr_tasks_get(&m->tasks, prev) : NULL;
+	task = prev && !sampling(m) ? task_of(m, prev) : NULL;
 	if (task && !(number(it, c->f[1]) & 0xff) && !task->top.runnable_since)
 		task->top.runnable_since = it->ts;
-	task = next ? tr_tasks_get(&m->tasks, next) : NULL;
+	task = next ? task_of(m, next) : NULL;
 	if (task) {
 		name_task(task, it, c->f[3]);
 		waited(task, it->ts);
@@ -372,7 +388,7 @@ static void packet_seen(struct top_model *m, const struct tr_item *it)
 
 static void woken(struct top_model *m, const struct class_info *c, const struct tr_item *it)
 {
-	struct tr_task *task = tr_tasks_get(&m->tasks, number(it, c->f[0]));
+	struct tr_task *task = task_of(m, number(it, c->f[0]));
 
 	if (!task)
 		return;
@@ -442,7 +458,7 @@ static void exited(struct top_model *m, const struct class_info *c, const struct
 
 static void task_named(struct top_model *m, const struct class_info *c, const struct tr_item *it)
 {
-	struct tr_task *task = tr_tasks_get(&m->tasks, number(it, c->f[0]));
+	struct tr_task *task = task_of(m, number(it, c->f[0]));
 
 	if (!task)
 		return;
@@ -454,7 +470,7 @@ static void count_record(struct top_model *m, const struct tr_item *it)
 {
 	struct class_info *c = class_of(m, it);
 	__u32 tid = it->record->tid;
-	struct tr_task *task = tid ? tr_tasks_get(&m->tasks, tid) : NULL;
+	struct tr_task *task = tid ? task_of(m, tid) : NULL;
 
 	if (!c || it->cpu >= m->ncpu)
 		return;

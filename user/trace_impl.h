@@ -34,7 +34,7 @@ struct stream {
 	int live;
 	struct fed_packet *fed, *fed_last, *reading;
 	struct fed_packet *spares;	/* read, kept for the next ones */
-	unsigned int nspares;
+	size_t spare_bytes;
 	__u64 packets_read;
 	int in_heap;			/* its head is in the merge */
 	int in_packet;

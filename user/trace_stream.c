@@ -339,18 +339,19 @@ static int record_item(struct tr_trace *t, struct stream *s, const struct tr_eve
 }
 
 /*
- * Packets read are kept for the next ones fed (a few per stream): at a
- * million records a second, fresh memory for each packet costs more in
- * page faults than copying it does.
+ * Packets read are kept for the next ones fed, up to as many bytes as a
+ * round of the consumer feeds at a high rate: at a million records a
+ * second, fresh memory for each packet costs more in page faults than
+ * copying the packet does.
  */
-#define MAX_SPARES	8
+#define MAX_SPARE_BYTES	(32u << 20)
 
 static void spare_packet(struct stream *s, struct fed_packet *p)
 {
-	if (p && s->nspares < MAX_SPARES) {
+	if (p && s->spare_bytes + p->capacity <= MAX_SPARE_BYTES) {
 		p->next = s->spares;
 		s->spares = p;
-		s->nspares++;
+		s->spare_bytes += p->capacity;
 	} else {
 		free(p);
 	}
@@ -365,7 +366,7 @@ static struct fed_packet *packet_for(struct stream *s, size_t size)
 		if ((*at)->capacity >= size) {
 			p = *at;
 			*at = p->next;
-			s->nspares--;
+			s->spare_bytes -= p->capacity;
 			return p;
 		}
 	size = (size + TR_PACKET_ALIGN - 1) & ~(size_t)(TR_PACKET_ALIGN - 1);
