@@ -28,87 +28,19 @@
  * on different CPUs, is not measured.
  */
 #define _GNU_SOURCE
-#include <math.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <event-parse.h>
 #include <tracer/record.h>
 
-#include "top_model.h"
+#include "top_counts.h"
 #include "print_fields.h"
-#include "report_tasks.h"
-#include "syscalls.h"
 #include "trace.h"
-
-#define MAX_SYSCALL	1024
-/* Latency histograms: 2^SUB_BITS buckets per power of two (3% wide). */
-#define SUB_BITS	5
-#define HIST_BUCKETS	(64 << SUB_BITS)
-
-/* A count's sampling error: sum(n_i^2) over the packets read, the last of each CPU still open. */
-struct sample_error {
-	__u64 sumsq;
-	struct {
-		__u64 packet;		/* packet_seq_num + 1; 0: none yet */
-		__u64 n;
-	} cpu[];
-};
-
-struct syscall_row {
-	__u64 count, errors;		/* since the start */
-	__u64 interval;			/* calls this interval */
-	__u64 lat_count, lat_ns, lat_max;
-	__u32 hist[HIST_BUCKETS];
-	int entries_traced;
-	struct sample_error *error;	/* --sample: of count */
-};
-
-enum class_kind { OTHER, SWITCH, WAKING, SYS_ENTER, SYS_EXIT, TASK_STATE };
 
 /* How many fields (f[] below) each kind reads. */
 static const unsigned int kind_fields[] = {
 	[SWITCH] = 4, [WAKING] = 2, [SYS_ENTER] = 1, [SYS_EXIT] = 2, [TASK_STATE] = 3,
-};
-
-/* What an event class is to top, and where its fields are: resolved once. */
-struct class_info {
-	int resolved;
-	enum class_kind kind;
-	const struct tep_format_field *f[4];
-	char *name;			/* "system:name" */
-	__u64 count, interval;
-	struct sample_error *error;	/* --sample: of count */
-};
-
-struct cpu_state {
-	__u32 running;			/* the task on it since `since` */
-	__u64 since;			/* 0: unknown until its first switch */
-	__u64 busy_ns, switches, events;	/* this interval */
-	__u64 lost;			/* since the start */
-	__u64 packet;			/* packet_seq_num + 1 of its latest record */
-};
-
-struct top_model {
-	__u64 interval_ns;
-	double sample;			/* the share of packets read: 1, or --sample's */
-	__u64 start, end;		/* the interval being counted; end 0: none yet */
-	__u64 seq;
-	unsigned int ncpu;
-	struct cpu_state *cpus;
-	struct class_info *classes;
-	unsigned int nclasses;
-	struct syscall_row *syscalls[MAX_SYSCALL];
-	struct tr_tasks tasks;
-	struct tr_task *last_task;	/* task_of()'s last, in last_slots */
-	const struct tr_task *last_slots;
-	__u64 events, total_events;
-	__u64 lost_reported;
-	int reset_asked;
-	struct tr_live_status status;	/* as the last round left it */
-	void (*publish)(void *data, struct top_snapshot *snap);
-	void *data;
 };
 
 struct top_model *top_model_new(__u64 interval_ns, unsigned int ncpu, unsigned int sample_percent,
@@ -152,14 +84,10 @@ void top_model_free(struct top_model *m)
 
 /* --- Sampling ------------------------------------------------------------------- */
 
-static int sampling(const struct top_model *m)
-{
-	return m->sample < 1;
-}
 
 static struct sample_error *sample_error_new(const struct top_model *m)
 {
-	return sampling(m) ? calloc(1, sizeof(struct sample_error) +
+	return top_sampling(m) ? calloc(1, sizeof(struct sample_error) +
 					m->ncpu * sizeof(((struct sample_error *)0)->cpu[0])) : NULL;
 }
 
@@ -176,19 +104,6 @@ static void sample_count(struct sample_error *e, unsigned int cpu, __u64 seq)
 	e->cpu[cpu].n++;
 }
 
-/* The 95% bound of the estimate count / p, relative to it (0.05: 5%). */
-static double sample_bound(const struct top_model *m, const struct sample_error *e, __u64 count)
-{
-	double sumsq;
-	unsigned int cpu;
-
-	if (!e || !count)
-		return 0;
-	sumsq = e->sumsq;
-	for (cpu = 0; cpu < m->ncpu; cpu++)
-		sumsq += (double)e->cpu[cpu].n * e->cpu[cpu].n;
-	return 1.96 * sqrt((1 - m->sample) * sumsq) / count;
-}
 
 /* --- Reading records ---------------------------------------------------------- */
 
@@ -303,26 +218,7 @@ static struct syscall_row *syscall_row(struct top_model *m, __s64 nr)
 	return m->syscalls[nr];
 }
 
-static unsigned int bucket(__u64 ns)
-{
-	unsigned int shift;
 
-	if (ns < (1u << SUB_BITS))
-		return ns;
-	shift = 63 - __builtin_clzll(ns) - SUB_BITS;
-	return ((shift + 1) << SUB_BITS) | ((ns >> shift) & ((1u << SUB_BITS) - 1));
-}
-
-/* The largest latency bucket i holds. */
-static __u64 bucket_top(unsigned int i)
-{
-	unsigned int shift;
-
-	if (i < (1u << SUB_BITS))
-		return i;
-	shift = (i >> SUB_BITS) - 1;
-	return ((((__u64)1 << SUB_BITS) + (i & ((1u << SUB_BITS) - 1)) + 1) << shift) - 1;
-}
 
 static void waited(struct tr_task *task, __u64 ts)
 {
@@ -366,7 +262,7 @@ static void switched(struct top_model *m, const struct class_info *c, const stru
 	m->cpus[it->cpu].running = next;
 	m->cpus[it->cpu].since = it->ts;
 	/* Still runnable (no sleeping state bit; 0x100 and up: preempted): waiting from now. */
-	task = prev && !sampling(m) ? task_of(m, prev) : NULL;
+	task = prev && !top_sampling(m) ? task_of(m, prev) : NULL;
 	if (task && !(number(it, c->f[1]) & 0xff) && !task->top.runnable_since)
 		task->top.runnable_since = it->ts;
 	task = next ? task_of(m, next) : NULL;
@@ -381,7 +277,7 @@ static void packet_seen(struct top_model *m, const struct tr_item *it)
 {
 	struct cpu_state *c = &m->cpus[it->cpu];
 
-	if (sampling(m) && c->packet && it->packet_seq + 1 != c->packet && it->packet_seq != c->packet)
+	if (top_sampling(m) && c->packet && it->packet_seq + 1 != c->packet && it->packet_seq != c->packet)
 		c->since = 0;
 	c->packet = it->packet_seq + 1;
 }
@@ -394,7 +290,7 @@ static void woken(struct top_model *m, const struct class_info *c, const struct 
 		return;
 	if (!task->comm[0])
 		name_task(task, it, c->f[1]);
-	if (!task->top.runnable_since && !sampling(m))
+	if (!task->top.runnable_since && !top_sampling(m))
 		task->top.runnable_since = it->ts;
 }
 
@@ -423,7 +319,7 @@ static void entered(struct top_model *m, const struct class_info *c, const struc
 static int whole_call(const struct top_model *m, const struct tr_task_top *t,
 		      const struct tr_item *it)
 {
-	return !sampling(m) || (t->syscall_cpu == it->cpu &&
+	return !top_sampling(m) || (t->syscall_cpu == it->cpu &&
 				(it->packet_seq == t->syscall_packet ||
 				 it->packet_seq == t->syscall_packet + 1));
 }
@@ -453,7 +349,7 @@ static void exited(struct top_model *m, const struct class_info *c, const struct
 	row->lat_ns += ns;
 	if (ns > row->lat_max)
 		row->lat_max = ns;
-	row->hist[bucket(ns)]++;
+	row->hist[top_bucket(ns)]++;
 }
 
 static void task_named(struct top_model *m, const struct class_info *c, const struct tr_item *it)
@@ -494,311 +390,6 @@ static void count_record(struct top_model *m, const struct tr_item *it)
 	case TASK_STATE: task_named(m, c, it); break;
 	case OTHER: break;
 	}
-}
-
-/* --- Snapshots --------------------------------------------------------------------- */
-
-static const struct top_column task_cols[] = {
-	{ "TID", "tid", TOP_ID, 7 }, { "PID", "pid", TOP_ID, 7 },
-	{ "COMMAND", "comm", TOP_TEXT, 16 }, { "CPU%", "cpu_percent", TOP_PERCENT, 6 },
-	{ "RUNQ-AVG", "runq_avg_ns", TOP_NS, 9 }, { "RUNQ-MAX", "runq_max_ns", TOP_NS, 9 },
-	{ "SYSCALLS/S", "syscalls_per_s", TOP_RATE, 10 }, { "EVENTS", "events", TOP_COUNT, 10 },
-};
-static const struct top_column syscall_cols[] = {
-	{ "SYSCALL", "name", TOP_TEXT, 18 }, { "NR", "nr", TOP_ID, 4 },
-	{ "COUNT", "count", TOP_COUNT, 10 }, { "RATE/S", "per_s", TOP_RATE, 9 },
-	{ "ERRORS", "errors", TOP_COUNT, 8 }, { "AVG", "avg_ns", TOP_NS, 9 },
-	{ "P99", "p99_ns", TOP_NS, 9 }, { "MAX", "max_ns", TOP_NS, 9 },
-	{ "ERR%", "count_error_percent", TOP_PERCENT, 6 },	/* --sample only: the last */
-};
-static const struct top_column event_cols[] = {
-	{ "EVENT", "name", TOP_TEXT, 40 }, { "COUNT", "count", TOP_COUNT, 12 },
-	{ "RATE/S", "per_s", TOP_RATE, 10 },
-	{ "ERR%", "count_error_percent", TOP_PERCENT, 6 },	/* --sample only: the last */
-};
-static const struct top_column cpu_cols[] = {
-	{ "CPU", "cpu", TOP_ID, 4 }, { "BUSY%", "busy_percent", TOP_PERCENT, 6 },
-	{ "SWITCHES/S", "switches_per_s", TOP_RATE, 10 }, { "EVENTS/S", "events_per_s", TOP_RATE, 10 },
-	{ "LOST", "lost", TOP_COUNT, 10 },
-};
-
-#define NCOLS(cols) (sizeof(cols) / sizeof(cols[0]))
-/* ... of the views with an error column, which only --sample shows. */
-#define NCOLS_SAMPLED(m, cols) (NCOLS(cols) - !sampling(m))
-
-/* The text cells' strings, gathered while the tables are built. */
-struct strings {
-	char *buf;
-	size_t len, size;
-	int failed;
-};
-
-/* Its offset, kept in the cell's text until the buffer is final; +1: 0 is no text. */
-static const char *strings_add(struct strings *s, const char *text)
-{
-	size_t n = strlen(text) + 1, at = s->len;
-
-	if (s->len + n > s->size) {
-		size_t size = 2 * (s->len + n) + 256;
-		char *more = realloc(s->buf, size);
-
-		if (!more) {
-			s->failed = 1;
-			return NULL;
-		}
-		s->buf = more;
-		s->size = size;
-	}
-	memcpy(s->buf + at, text, n);
-	s->len += n;
-	return (const char *)(uintptr_t)(at + 1);
-}
-
-static int table_alloc(struct top_table *t, const struct top_column *cols, unsigned int ncols,
-		       unsigned int rows)
-{
-	t->cols = cols;
-	t->ncols = ncols;
-	t->nrows = 0;
-	t->cells = calloc((size_t)rows * ncols + 1, sizeof(*t->cells));
-	return t->cells ? 0 : -1;
-}
-
-static struct top_cell *row_add(struct top_table *t)
-{
-	return &t->cells[(size_t)t->nrows++ * t->ncols];
-}
-
-/* What a count read stands for: itself, or under --sample itself over the share read. */
-static double scaled(const struct top_model *m, __u64 count)
-{
-	return count / m->sample;
-}
-
-static double per_second(const struct top_model *m, __u64 count, __u64 span)
-{
-	return span ? scaled(m, count) * 1e9 / span : 0;
-}
-
-static void task_rows(struct top_model *m, struct top_snapshot *s, struct strings *str, __u64 span)
-{
-	struct top_table *t = &s->views[TOP_TASKS];
-	unsigned int i;
-
-	if (table_alloc(t, task_cols, NCOLS(task_cols), m->tasks.used))
-		return;
-	for (i = 0; i < m->tasks.size; i++) {
-		const struct tr_task *task = &m->tasks.slot[i];
-		const struct tr_task_top *top = &task->top;
-		struct top_cell *row;
-
-		if (!task->key || (!task->events && !top->cpu_ns && !top->waits))
-			continue;
-		row = row_add(t);
-		row[0].value = tr_task_tid(task);
-		row[1].value = task->pid;
-		row[2].text = strings_add(str, task->comm);
-		row[3].value = span ? 100.0 * scaled(m, top->cpu_ns) / span : 0;
-		row[4].value = top->waits ? (double)top->wait_ns / top->waits : 0;
-		row[5].value = top->wait_max_ns;
-		row[6].value = per_second(m, top->syscalls, span);
-		row[7].value = scaled(m, task->events);
-	}
-}
-
-static __u64 p99(const struct syscall_row *r)
-{
-	__u64 want = r->lat_count - r->lat_count / 100, seen = 0;
-	unsigned int i;
-
-	for (i = 0; i < HIST_BUCKETS; i++) {
-		seen += r->hist[i];
-		if (seen >= want && seen)
-			return bucket_top(i) < r->lat_max ? bucket_top(i) : r->lat_max;
-	}
-	return r->lat_max;
-}
-
-static void syscall_rows(struct top_model *m, struct top_snapshot *s, struct strings *str,
-			 __u64 span)
-{
-	struct top_table *t = &s->views[TOP_SYSCALLS];
-	char unknown[32];
-	unsigned int nr;
-
-	if (table_alloc(t, syscall_cols, NCOLS_SAMPLED(m, syscall_cols), MAX_SYSCALL))
-		return;
-	for (nr = 0; nr < MAX_SYSCALL; nr++) {
-		const struct syscall_row *r = m->syscalls[nr];
-		const char *name = tr_syscall_name(nr);
-		struct top_cell *row;
-
-		if (!r || !r->count)
-			continue;
-		snprintf(unknown, sizeof(unknown), "syscall_%u", nr);
-		row = row_add(t);
-		row[0].text = strings_add(str, name ? name : unknown);
-		row[1].value = nr;
-		row[2].value = scaled(m, r->count);
-		row[3].value = per_second(m, r->interval, span);
-		row[4].value = scaled(m, r->errors);
-		row[5].value = r->lat_count ? (double)r->lat_ns / r->lat_count : 0;
-		row[6].value = r->lat_count ? p99(r) : 0;
-		row[7].value = r->lat_max;
-		if (sampling(m))
-			row[8].value = 100 * sample_bound(m, r->error, r->count);
-	}
-}
-
-static void event_rows(struct top_model *m, struct top_snapshot *s, struct strings *str,
-		       __u64 span)
-{
-	struct top_table *t = &s->views[TOP_EVENTS];
-	unsigned int i;
-
-	if (table_alloc(t, event_cols, NCOLS_SAMPLED(m, event_cols), m->nclasses))
-		return;
-	for (i = 0; i < m->nclasses; i++) {
-		const struct class_info *c = &m->classes[i];
-		struct top_cell *row;
-
-		if (!c->count || !c->name)
-			continue;
-		row = row_add(t);
-		row[0].text = strings_add(str, c->name);
-		row[1].value = scaled(m, c->count);
-		row[2].value = per_second(m, c->interval, span);
-		if (sampling(m))
-			row[3].value = 100 * sample_bound(m, c->error, c->count);
-	}
-}
-
-static void cpu_rows(struct top_model *m, struct top_snapshot *s, __u64 span)
-{
-	struct top_table *t = &s->views[TOP_CPUS];
-	unsigned int cpu;
-
-	if (table_alloc(t, cpu_cols, NCOLS(cpu_cols), m->ncpu))
-		return;
-	for (cpu = 0; cpu < m->ncpu; cpu++) {
-		const struct cpu_state *c = &m->cpus[cpu];
-		struct top_cell *row = row_add(t);
-
-		row[0].value = cpu;
-		row[1].value = span ? 100.0 * scaled(m, c->busy_ns) / span : 0;
-		row[2].value = per_second(m, c->switches, span);
-		row[3].value = per_second(m, c->events, span);
-		row[4].value = c->lost;
-	}
-}
-
-/* The text cells' offsets into pointers, now that the strings stay where they are. */
-static void strings_fix(struct top_snapshot *s)
-{
-	unsigned int v, r, c;
-
-	for (v = 0; v < TOP_NVIEWS; v++) {
-		struct top_table *t = &s->views[v];
-
-		for (r = 0; r < t->nrows; r++)
-			for (c = 0; c < t->ncols; c++) {
-				struct top_cell *cell = &t->cells[r * t->ncols + c];
-
-				if (t->cols[c].unit == TOP_TEXT)
-					cell->text = cell->text ?
-						     s->strings + ((uintptr_t)cell->text - 1) : "";
-			}
-	}
-}
-
-static struct top_snapshot *snapshot(struct top_model *m)
-{
-	struct top_snapshot *s = calloc(1, sizeof(*s));
-	struct strings str = { 0 };
-	__u64 span = m->end - m->start;
-	unsigned int v;
-
-	if (!s)
-		return NULL;
-	*s = (struct top_snapshot) { .seq = ++m->seq, .start = m->start, .end = m->end,
-				     .events = m->events, .total_events = m->total_events,
-				     .status = m->status, .lost_reported = m->lost_reported,
-				     .sample_percent = m->sample * 100 + 0.5 };
-	task_rows(m, s, &str, span);
-	syscall_rows(m, s, &str, span);
-	event_rows(m, s, &str, span);
-	cpu_rows(m, s, span);
-	s->strings = str.buf;
-	s->strings_len = str.len;
-	for (v = 0; v < TOP_NVIEWS; v++)
-		str.failed |= !s->views[v].cells;
-	if (str.failed) {
-		top_snapshot_free(s);
-		return NULL;
-	}
-	strings_fix(s);
-	return s;
-}
-
-/* A text cell of from, pointing into to's strings. */
-static const char *text_in(const struct top_snapshot *to, const struct top_snapshot *from,
-			   const char *text)
-{
-	if (text >= from->strings && text < from->strings + from->strings_len)
-		return to->strings + (text - from->strings);
-	return "";
-}
-
-static int copy_table(struct top_snapshot *to, const struct top_snapshot *from, unsigned int v)
-{
-	const struct top_table *f = &from->views[v];
-	struct top_table *t = &to->views[v];
-	size_t n = (size_t)f->nrows * f->ncols, i;
-
-	t->cells = malloc((n + 1) * sizeof(*t->cells));
-	if (!t->cells)
-		return -1;
-	memcpy(t->cells, f->cells, n * sizeof(*t->cells));
-	for (i = 0; i < n; i++)
-		if (t->cols[i % t->ncols].unit == TOP_TEXT)
-			t->cells[i].text = text_in(to, from, f->cells[i].text);
-	return 0;
-}
-
-struct top_snapshot *top_snapshot_copy(const struct top_snapshot *from)
-{
-	struct top_snapshot *s = malloc(sizeof(*s));
-	int failed = 0;
-	unsigned int v;
-
-	if (!s)
-		return NULL;
-	*s = *from;
-	for (v = 0; v < TOP_NVIEWS; v++)
-		s->views[v].cells = NULL;
-	s->strings = malloc(from->strings_len + 1);
-	if (s->strings)
-		memcpy(s->strings, from->strings ? from->strings : "", from->strings_len);
-	failed = !s->strings;
-	for (v = 0; v < TOP_NVIEWS && !failed; v++)
-		failed = copy_table(s, from, v);
-	if (failed) {
-		top_snapshot_free(s);
-		return NULL;
-	}
-	return s;
-}
-
-void top_snapshot_free(struct top_snapshot *s)
-{
-	unsigned int v;
-
-	if (!s)
-		return;
-	for (v = 0; v < TOP_NVIEWS; v++)
-		free(s->views[v].cells);
-	free(s->strings);
-	free(s);
 }
 
 /* --- Intervals ------------------------------------------------------------------ */
@@ -860,7 +451,8 @@ static void close_interval(struct top_model *m)
 
 	for (cpu = 0; cpu < m->ncpu; cpu++)
 		run_until(m, cpu, m->end);
-	m->publish(m->data, snapshot(m));
+	m->seq++;
+	m->publish(m->data, top_snapshot_make(m));
 	next_interval(m);
 }
 
@@ -902,3 +494,4 @@ void top_model_reset(struct top_model *m)
 {
 	m->reset_asked = 1;
 }
+
