@@ -164,7 +164,7 @@ check "--interval out of range is refused" refused 2 "^tracer top: --interval" t
 # --- the screen, through tmux ----------------------------------------------------------
 
 if ! command -v tmux >/dev/null; then
-	for what in views sort pause resize quit sigterm small lost; do
+	for what in views sort pause filter help resize quit sigterm small reset lost; do
 		skip "the screen: $what" "tmux is not installed"
 	done
 	echo "1..$n"
@@ -238,6 +238,28 @@ screen_pause() {
 header_moved() { [ "$(header)" != "$paused_header" ]; }
 check "the screen: p pauses (nothing moves) and p again goes on" screen_pause || pane | diag
 
+# f filters the tasks by a part of their name: the recorder's own threads
+# (their switches off a CPU are recorded) and nothing else.
+screen_filter() {
+	t send-keys -t top t f
+	wait_until 20 pane_has 'filter tasks' || return 1
+	t send-keys -t top tracer Enter
+	wait_until 20 pane_has 'filter: tracer' || return 1
+	wait_until 20 eval 'pane | sed -n "5,\$p" | grep -q "^ *[0-9]\+ \+[0-9]\+ tracer "' || return 1
+	! pane | sed -n '5,$p' | grep '^ *[0-9]' | grep -vq '^ *[0-9]\+ \+[0-9]\+ tracer ' || return 1
+	t send-keys -t top f Enter
+	wait_until 20 eval '! pane_has "filter: "'
+}
+check "the screen: f shows only the tasks whose name holds a text" screen_filter || pane | diag
+
+screen_help() {
+	t send-keys -t top h
+	wait_until 20 pane_has '^ *r +counts begin again' || return 1
+	t send-keys -t top x
+	wait_until 20 eval '! pane_has "counts begin again"'
+}
+check "the screen: h shows the keys, any key closes them" screen_help || pane | diag
+
 screen_resize() {
 	t resize-window -t top -x 90 -y 18 || return 1
 	wait_until 20 eval 'pane | sed -n 18p | grep -q "^q quit"' || return 1
@@ -268,6 +290,21 @@ screen_small() {
 	wait_until 30 pane_has '^EXIT=0'
 }
 check "the screen: a terminal too small says so" screen_small || pane | diag
+
+# r: 300 failing fchdir(-1) counted, then counted again from nothing.
+screen_reset() {
+	screen_start 120 30 --interval 0.5 --comm topcheck -e raw_syscalls:sys_enter \
+		-e raw_syscalls:sys_exit || return 1
+	wait_until 120 pane_has 'interval [0-9]+ ' || return 1
+	t send-keys -t top s
+	"$TOPCHECK" fail 300 >/dev/null
+	wait_until 30 pane_has '^fchdir +81 +300 ' || return 1
+	t send-keys -t top r
+	wait_until 30 eval '! pane_has "^fchdir "' || return 1
+	t send-keys -t top q
+	wait_until 30 pane_has '^EXIT=0'
+}
+check "the screen: r resets the counts" screen_reset || pane | diag
 
 screen_lost() {
 	screen_start 160 24 --buffer-size 8K --subbuf-size 4K -e raw_syscalls:sys_enter || return 1

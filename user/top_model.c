@@ -456,6 +456,27 @@ static void close_interval(struct top_model *m)
 	next_interval(m);
 }
 
+/* Intervals with nothing in them past which the clock jumped are not published one by one. */
+#define MAX_IDLE_INTERVALS	100
+
+/* Closes every interval that ends by ts. */
+static void close_until(struct top_model *m, __u64 ts)
+{
+	unsigned int cpu;
+	__u64 skip;
+
+	while (ts >= m->end) {
+		close_interval(m);
+		if (ts - m->start < MAX_IDLE_INTERVALS * m->interval_ns)
+			continue;
+		skip = (ts - m->start) / m->interval_ns * m->interval_ns;
+		m->start += skip;
+		m->end += skip;
+		for (cpu = 0; cpu < m->ncpu; cpu++)
+			m->cpus[cpu].since = 0;	/* what ran in the gap is not known */
+	}
+}
+
 static void begin(struct top_model *m, __u64 ts)
 {
 	m->start = ts;
@@ -466,8 +487,7 @@ void top_model_item(struct top_model *m, const struct tr_item *it)
 {
 	if (!m->end)
 		begin(m, it->ts);
-	while (it->ts >= m->end)
-		close_interval(m);
+	close_until(m, it->ts);
 	if (it->kind == TR_ITEM_RECORD) {
 		count_record(m, it);
 	} else if (it->kind == TR_ITEM_LOST) {
@@ -486,8 +506,8 @@ void top_model_reached(struct top_model *m, __u64 reached, const struct tr_live_
 		return;
 	if (!m->end && reached)
 		begin(m, reached);
-	while (m->end && m->end <= reached)
-		close_interval(m);
+	if (m->end)
+		close_until(m, reached);
 }
 
 void top_model_reset(struct top_model *m)
