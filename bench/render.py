@@ -34,6 +34,11 @@ def spread(r, key, f="%.0f"):
     return "%s [%s, %s]" % (f % r[key], f % r[key + "_min"], f % r[key + "_max"])
 
 
+def ranged(r, f="%.0f"):
+    """A row's own figure: its median over rounds [min, max]."""
+    return "%s [%s, %s]" % (fmt(r["median"], f), fmt(r["min"], f), fmt(r["max"], f))
+
+
 def table(head, lines):
     out = "| " + " | ".join(head) + " |\n|" + "---|" * len(head) + "\n"
     return out + "".join("| " + " | ".join(str(c) for c in line) + " |\n" for line in lines) + "\n"
@@ -159,8 +164,7 @@ def section_wakeups(rows):
     for r in pick(rows, "wakeups", unit="wake-ups/s"):
         own = one(rows, "wakeups", config=r["config"], unit="own wake-ups/s in its trace")
         share = one(rows, "wakeups", config=r["config"], unit="own events % of its trace")
-        lines.append((r["label"], "%s [%s, %s]" % (fmt(r["median"], "%.1f"), fmt(r["min"], "%.1f"),
-                                                    fmt(r["max"], "%.1f")),
+        lines.append((r["label"], ranged(r, "%.1f"),
                       spread(r, "ratio", "%.2f"), fmt(own and own["median"], "%.1f"),
                       fmt(share and share["median"], "%.0f%%"), int(r["disturbed"] or 0)))
     if not lines:
@@ -178,8 +182,8 @@ def section_wakeups(rows):
 
 
 def section_uprobe(rows):
-    lines = [(r["label"], "%s [%s, %s]" % (fmt(r["median"]), fmt(r["min"]), fmt(r["max"])),
-              spread(r, "vs_baseline"), spread(r, "ratio", "%.2f"), r["note"] or "all",
+    lines = [(r["label"], ranged(r), spread(r, "vs_baseline"), spread(r, "ratio", "%.2f"),
+              r["note"] or "all",
               int(r["disturbed"] or 0))
              for r in pick(rows, "uprobe", unit="ns/call")]
     if not lines:
@@ -198,8 +202,8 @@ def section_top(rows):
     for r in pick(rows, "top", unit="consumer CPU ms/s"):
         lost = one(rows, "top", config=r["config"], unit="lost")
         rate = one(rows, "top", config=r["config"], unit="M events/s")
-        lines.append((r["label"], "%s [%s, %s]" % (fmt(r["median"]), fmt(r["min"]), fmt(r["max"])),
-                      spread(r, "ratio", "%.2f") or "-", fmt(rate and rate["median"], "%.2f"),
+        lines.append((r["label"], ranged(r), spread(r, "ratio", "%.2f") or "-",
+                      fmt(rate and rate["median"], "%.2f"),
                       "%s (max %s)" % (fmt(lost and lost["median"]), fmt(lost and lost["max"])),
                       int(r["disturbed"] or 0)))
     if not lines:

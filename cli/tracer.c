@@ -531,6 +531,21 @@ static int record_option(struct tr_record_opts *o, const char **events, const ch
 	}
 }
 
+/* What to record and how: the options record and top share (record_option()). */
+#define RECORDING_OPTIONS \
+	{ "event", required_argument, NULL, 'e' }, \
+	{ "filter", required_argument, NULL, OPT_FILTER }, \
+	{ "pid", required_argument, NULL, 'p' }, \
+	{ "cpu", required_argument, NULL, 'C' }, \
+	{ "comm", required_argument, NULL, OPT_COMM }, \
+	{ "force", no_argument, NULL, 'f' }, \
+	{ "duration", required_argument, NULL, 'd' }, \
+	{ "buffer-size", required_argument, NULL, OPT_BUFFER }, \
+	{ "subbuf-size", required_argument, NULL, OPT_SUBBUF }, \
+	{ "flush-ms", required_argument, NULL, OPT_FLUSH }, \
+	{ "backend", required_argument, NULL, OPT_BACKEND }, \
+	{ "verbose", no_argument, NULL, 'v' }
+
 /* What record and top record when not told otherwise; events, filters and channels as -e fills them. */
 static struct tr_record_opts record_defaults(const char **events, const char **filters,
 					     unsigned int *channels)
@@ -547,27 +562,16 @@ static struct tr_record_opts record_defaults(const char **events, const char **f
 static int cmd_record(int argc, char **argv)
 {
 	static const struct option options[] = {
-		{ "event", required_argument, NULL, 'e' },
-		{ "filter", required_argument, NULL, OPT_FILTER },
+		RECORDING_OPTIONS,
 		{ "function", required_argument, NULL, OPT_FUNCTION },
 		{ "all-cpus", no_argument, NULL, 'a' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "cpu", required_argument, NULL, 'C' },
-		{ "comm", required_argument, NULL, OPT_COMM },
 		{ "output", required_argument, NULL, 'o' },
-		{ "force", no_argument, NULL, 'f' },
-		{ "duration", required_argument, NULL, 'd' },
 		{ "mode", required_argument, NULL, OPT_MODE },
 		{ "flight-recorder", no_argument, NULL, OPT_FLIGHT },
 		{ "snapshot-on", required_argument, NULL, OPT_SNAPSHOT_ON },
 		{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
 		{ "context", required_argument, NULL, OPT_CONTEXT },
-		{ "buffer-size", required_argument, NULL, OPT_BUFFER },
-		{ "subbuf-size", required_argument, NULL, OPT_SUBBUF },
 		{ "channel", required_argument, NULL, OPT_CHANNEL },
-		{ "flush-ms", required_argument, NULL, OPT_FLUSH },
-		{ "backend", required_argument, NULL, OPT_BACKEND },
-		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -935,29 +939,22 @@ static int top_option(struct tr_top_opts *o, int c)
 	}
 }
 
-/* The options top shares with record: what to record and how. */
-static int top_record_option(int c)
+/* Whether option c is one top shares with record (RECORDING_OPTIONS). */
+static int recording_option(int c)
 {
-	return c == 'e' || c == OPT_FILTER || c == 'p' || c == 'C' || c == OPT_COMM || c == 'f' ||
-	       c == 'd' || c == OPT_BUFFER || c == OPT_SUBBUF || c == OPT_FLUSH ||
-	       c == OPT_BACKEND || c == 'v';
+	static const struct option shared[] = { RECORDING_OPTIONS, { 0 } };
+	const struct option *o;
+
+	for (o = shared; o->name; o++)
+		if (o->val == c)
+			return 1;
+	return 0;
 }
 
 static int cmd_top(int argc, char **argv)
 {
 	static const struct option options[] = {
-		{ "event", required_argument, NULL, 'e' },
-		{ "filter", required_argument, NULL, OPT_FILTER },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "cpu", required_argument, NULL, 'C' },
-		{ "comm", required_argument, NULL, OPT_COMM },
-		{ "force", no_argument, NULL, 'f' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "buffer-size", required_argument, NULL, OPT_BUFFER },
-		{ "subbuf-size", required_argument, NULL, OPT_SUBBUF },
-		{ "flush-ms", required_argument, NULL, OPT_FLUSH },
-		{ "backend", required_argument, NULL, OPT_BACKEND },
-		{ "verbose", no_argument, NULL, 'v' },
+		RECORDING_OPTIONS,
 		{ "interval", required_argument, NULL, OPT_INTERVAL },
 		{ "batch", no_argument, NULL, OPT_BATCH },
 		{ "output", required_argument, NULL, OPT_TOP_OUTPUT },
@@ -986,8 +983,8 @@ static int cmd_top(int argc, char **argv)
 		if (c == '?')
 			return bad_option();
 		batch |= c == OPT_BATCH;
-		if (top_record_option(c) ? record_option(&o.record, events, filters, c) :
-					   top_option(&o, c))
+		if (recording_option(c) ? record_option(&o.record, events, filters, c) :
+		    top_option(&o, c))
 			return 2;
 	}
 	if (optind < argc) {

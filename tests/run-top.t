@@ -61,9 +61,14 @@ getppid_rate() {
 }
 check "2000 getppid() a second show as 2000/s (within 5%) in every whole interval" getppid_rate
 
+# A field of a system call's row in the last snapshot, as a whole number.
+last_syscall() { # last_syscall NAME KEY
+	json "$work/truth.json" "int(row(s[-1], 'syscalls', 'name', '$1')['$2'])"
+}
+
 getppid_count() {
 	local count
-	count=$(json "$work/truth.json" 'row(s[-1], "syscalls", "name", "getppid")["count"]')
+	count=$(last_syscall getppid count)
 	echo "# $count getppid() counted of 12000"
 	[ "$count" = 12000 ]
 }
@@ -73,8 +78,8 @@ check "... and their count is exactly 2000 x 6" getppid_count
 # while the program loads): the average and p99 latency within 10%.
 read_latency() {
 	local avg p99
-	avg=$(json "$work/truth.json" 'int(row(s[-1], "syscalls", "name", "read")["avg_ns"])')
-	p99=$(json "$work/truth.json" 'int(row(s[-1], "syscalls", "name", "read")["p99_ns"])')
+	avg=$(last_syscall read avg_ns)
+	p99=$(last_syscall read p99_ns)
 	echo "# read(): average ${avg} ns, p99 ${p99} ns, of 100 ms"
 	[ "$avg" -ge 90000000 ] && [ "$avg" -le 110000000 ] &&
 		[ "$p99" -ge 90000000 ] && [ "$p99" -le 110000000 ]
@@ -83,7 +88,7 @@ check "read() on a pipe written 100 ms later shows 100 ms latency (within 10%)" 
 
 fchdir_errors() {
 	local errors
-	errors=$(json "$work/truth.json" 'row(s[-1], "syscalls", "name", "fchdir")["errors"]')
+	errors=$(last_syscall fchdir errors)
 	echo "# fchdir(-1): $errors errors of 777"
 	[ "$errors" = 777 ]
 }

@@ -200,6 +200,19 @@ static struct tr_trace *trace_new(char *why, size_t whylen)
 	return t;
 }
 
+/* The end of opening: the merge started and the trace handed out, or (err) all undone. */
+static int opened(struct tr_trace *t, int err, struct tr_trace **trace, char *why, size_t whylen)
+{
+	if (!err)
+		err = start_merge(t, why, whylen);
+	if (err) {
+		tr_trace_close(t);
+		return err;
+	}
+	*trace = t;
+	return 0;
+}
+
 int tr_trace_open(struct tr_trace **trace, const char *dir, char *why, size_t whylen)
 {
 	struct tr_trace *t = trace_new(why, whylen);
@@ -216,14 +229,7 @@ int tr_trace_open(struct tr_trace **trace, const char *dir, char *why, size_t wh
 	}
 	if (!err)
 		err = trace_open_streams(t, dir, why, whylen);
-	if (!err)
-		err = start_merge(t, why, whylen);
-	if (err) {
-		tr_trace_close(t);
-		return err;
-	}
-	*trace = t;
-	return 0;
+	return opened(t, err, trace, why, whylen);
 }
 
 static int live_streams(struct tr_trace *t, const char *const *channels, unsigned int nchannels,
@@ -275,14 +281,7 @@ int tr_trace_open_live(struct tr_trace **trace, const char *events_text, size_t 
 		err = -EINVAL;
 	if (!err && (err = live_streams(t, channels, nchannels, ncpu)))
 		snprintf(why, whylen, "out of memory");
-	if (!err)
-		err = start_merge(t, why, whylen);
-	if (err) {
-		tr_trace_close(t);
-		return err;
-	}
-	*trace = t;
-	return 0;
+	return opened(t, err, trace, why, whylen);
 }
 
 static int feed(struct tr_trace *t, unsigned int stream, const void *packet, int whole)

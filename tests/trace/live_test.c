@@ -116,9 +116,21 @@ static unsigned int drain(struct live *l, __u64 *out, unsigned int max, __u64 *l
 	return n;
 }
 
-static void test_merged_in_time_order_up_to_the_horizon(void)
+/* Up to horizon, the records that come out are those numbered want[0..n), in that order. */
+static void expect_out(struct live *l, __u64 horizon, const __u64 *want, unsigned int n)
 {
 	__u64 seq[8];
+	unsigned int i, got;
+
+	tr_trace_set_horizon(l->trace, horizon);
+	got = drain(l, seq, 8, NULL);
+	EXPECT_EQ(got, n);
+	for (i = 0; i < n && i < got; i++)
+		EXPECT_EQ(seq[i], want[i]);
+}
+
+static void test_merged_in_time_order_up_to_the_horizon(void)
+{
 	struct live l;
 
 	live_open(&l, TR_MODE_DISCARD);
@@ -131,24 +143,15 @@ static void test_merged_in_time_order_up_to_the_horizon(void)
 	fake_now = 70;
 	consume(&l, 1);
 	consume(&l, 0);
-	EXPECT_EQ(drain(&l, seq, 8, NULL), 0u);
-	tr_trace_set_horizon(l.trace, 35);
-	EXPECT_EQ(drain(&l, seq, 8, NULL), 3u);
-	EXPECT_EQ(seq[0], 1ull);
-	EXPECT_EQ(seq[1], 2ull);
-	EXPECT_EQ(seq[2], 3ull);
-	tr_trace_set_horizon(l.trace, ~0ull);
-	EXPECT_EQ(drain(&l, seq, 8, NULL), 3u);
-	EXPECT_EQ(seq[0], 4ull);
-	EXPECT_EQ(seq[1], 5ull);
-	EXPECT_EQ(seq[2], 6ull);
+	expect_out(&l, 0, NULL, 0);
+	expect_out(&l, 35, (const __u64[]) { 1, 2, 3 }, 3);
+	expect_out(&l, ~0ull, (const __u64[]) { 4, 5, 6 }, 3);
 	EXPECT_EQ(tr_trace_late(l.trace), 0ull);
 	live_close(&l);
 }
 
 static void test_an_idle_cpu_holds_nothing_up_and_joins_later(void)
 {
-	__u64 seq[8];
 	struct live l;
 
 	live_open(&l, TR_MODE_DISCARD);
@@ -157,8 +160,7 @@ static void test_an_idle_cpu_holds_nothing_up_and_joins_later(void)
 	fake_now = 250;
 	consume(&l, 0);
 	consume(&l, 1);
-	tr_trace_set_horizon(l.trace, 250);
-	EXPECT_EQ(drain(&l, seq, 8, NULL), 2u);
+	expect_out(&l, 250, (const __u64[]) { 1, 2 }, 2);
 	/* CPU 1 wakes up: its records join the merge where they belong. */
 	emit(&l, 1, 300, 3);
 	emit(&l, 0, 310, 4);
@@ -166,18 +168,13 @@ static void test_an_idle_cpu_holds_nothing_up_and_joins_later(void)
 	fake_now = 400;
 	consume(&l, 0);
 	consume(&l, 1);
-	tr_trace_set_horizon(l.trace, 400);
-	EXPECT_EQ(drain(&l, seq, 8, NULL), 3u);
-	EXPECT_EQ(seq[0], 3ull);
-	EXPECT_EQ(seq[1], 4ull);
-	EXPECT_EQ(seq[2], 5ull);
+	expect_out(&l, 400, (const __u64[]) { 3, 4, 5 }, 3);
 	EXPECT_EQ(tr_trace_late(l.trace), 0ull);
 	live_close(&l);
 }
 
 static void test_a_record_fed_after_the_horizon_comes_out_late(void)
 {
-	__u64 seq[8];
 	struct live l;
 
 	live_open(&l, TR_MODE_DISCARD);
@@ -185,13 +182,10 @@ static void test_a_record_fed_after_the_horizon_comes_out_late(void)
 	emit(&l, 1, 500, 2);
 	fake_now = 600;
 	consume(&l, 1);
-	tr_trace_set_horizon(l.trace, 600);
-	EXPECT_EQ(drain(&l, seq, 8, NULL), 1u);
-	EXPECT_EQ(seq[0], 2ull);
+	expect_out(&l, 600, (const __u64[]) { 2 }, 1);
 	/* CPU 0's record of time 100 reaches the reader only now. */
 	consume(&l, 0);
-	EXPECT_EQ(drain(&l, seq, 8, NULL), 1u);
-	EXPECT_EQ(seq[0], 1ull);
+	expect_out(&l, 600, (const __u64[]) { 1 }, 1);
 	EXPECT_EQ(tr_trace_late(l.trace), 1ull);
 	live_close(&l);
 }
