@@ -7,11 +7,13 @@
  * What may come out: a packet holding a record of time t is delivered once
  * the sub-buffer is closed, by filling up or by a flush, and taken by the
  * next round.  The BPF regions are flushed by the consumer's rounds (the
- * last at s->flushed), the module's buffers by its timers every flush_ms.
- * So once a round ends, every record before the last flush (BPF), or
- * before now - flush_ms (the module), has been fed, but for one whose
- * writer read the clock before it and had not committed yet: WRITER_SLACK
- * covers those; one stalled longer still comes out, counted late.
+ * last at s->flushed), the module's buffers by its timers every flush_ms,
+ * which then wake the consumer.  So once a round ends, every record before
+ * the last flush (BPF), or before now - 2 * flush_ms (the module: a timer
+ * period, and as long again for the wake-up), has been fed, but for one
+ * whose writer read the clock before then and had not committed yet:
+ * WRITER_SLACK covers those; one stalled longer still comes out, counted
+ * late.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -100,7 +102,7 @@ static void live_counts(const struct session *s, struct tr_live_status *counts)
 void rec_live_round(struct session *s, __u64 now, int last)
 {
 	const struct tr_live_sink *sink = s->o->live;
-	__u64 closed = s->use_kmod ? now - s->o->flush_ms * 1000000ull : s->flushed, reached;
+	__u64 closed = s->use_kmod ? now - 2 * s->o->flush_ms * 1000000ull : s->flushed, reached;
 	struct tr_live_status counts;
 	struct tr_item item;
 

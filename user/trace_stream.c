@@ -357,18 +357,20 @@ static void spare_packet(struct stream *s, struct fed_packet *p)
 	}
 }
 
-/* A packet of at least size bytes: a spare, or a new one of size rounded up. */
+/* A packet of at least size bytes: the smallest spare that holds it, or a new one of size rounded up. */
 static struct fed_packet *packet_for(struct stream *s, size_t size)
 {
-	struct fed_packet **at, *p;
+	struct fed_packet **at, **best = NULL, *p;
 
 	for (at = &s->spares; *at; at = &(*at)->next)
-		if ((*at)->capacity >= size) {
-			p = *at;
-			*at = p->next;
-			s->spare_bytes -= p->capacity;
-			return p;
-		}
+		if ((*at)->capacity >= size && (!best || (*at)->capacity < (*best)->capacity))
+			best = at;
+	if (best) {
+		p = *best;
+		*best = p->next;
+		s->spare_bytes -= p->capacity;
+		return p;
+	}
 	size = (size + TR_PACKET_ALIGN - 1) & ~(size_t)(TR_PACKET_ALIGN - 1);
 	p = malloc(sizeof(*p) + size);
 	if (p)
