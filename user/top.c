@@ -117,7 +117,6 @@ static void live_round(void *data, __u64 reached, const struct tr_live_status *s
 {
 	struct top *t = data;
 
-	t->sh.backend = status->backend;
 	if (__atomic_exchange_n(&t->sh.reset_asked, 0, __ATOMIC_ACQ_REL))
 		top_model_reset(t->model);
 	top_model_reached(t->model, reached, status);

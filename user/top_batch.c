@@ -20,14 +20,12 @@ static void text_table(FILE *out, const struct top_table *t, unsigned int max_ro
 	char cell[128];
 
 	for (c = 0; c < t->ncols; c++)
-		fprintf(out, c ? " %*s" : "%*s", t->cols[c].unit == TOP_TEXT ? -t->cols[c].width :
-			t->cols[c].width, t->cols[c].title);
+		fprintf(out, c ? " %*s" : "%*s", top_column_width(&t->cols[c]), t->cols[c].title);
 	fputc('\n', out);
 	for (r = 0; r < rows; r++) {
 		for (c = 0; c < t->ncols; c++) {
 			top_format_cell(&t->cols[c], top_cell(t, r, c), cell, sizeof(cell));
-			fprintf(out, c ? " %*s" : "%*s", t->cols[c].unit == TOP_TEXT ?
-				-t->cols[c].width : t->cols[c].width, cell);
+			fprintf(out, c ? " %*s" : "%*s", top_column_width(&t->cols[c]), cell);
 		}
 		fputc('\n', out);
 	}

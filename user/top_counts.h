@@ -25,17 +25,22 @@ struct sample_error {
 	} cpu[];
 };
 
+/* A row's count: since the start, this interval, and (--sample) its error. */
+struct tally {
+	__u64 count;
+	__u64 interval;
+	struct sample_error *error;
+};
+
 struct syscall_row {
-	__u64 count, errors;		/* since the start */
-	__u64 interval;			/* calls this interval */
+	struct tally calls;
+	__u64 errors;			/* since the start */
 	__u64 lat_count, lat_ns, lat_max;
 	__u32 hist[HIST_BUCKETS];
-	int entries_traced;
-	struct sample_error *error;	/* --sample: of count */
+	int entries_traced;		/* calls are counted at entry */
 };
 
 enum class_kind { OTHER, SWITCH, WAKING, SYS_ENTER, SYS_EXIT, TASK_STATE };
-
 
 /* What an event class is to top, and where its fields are: resolved once. */
 struct class_info {
@@ -43,8 +48,7 @@ struct class_info {
 	enum class_kind kind;
 	const struct tep_format_field *f[4];
 	char *name;			/* "system:name" */
-	__u64 count, interval;
-	struct sample_error *error;	/* --sample: of count */
+	struct tally records;
 };
 
 struct cpu_state {

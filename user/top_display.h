@@ -18,7 +18,6 @@ struct published;
 struct top_shared {
 	const struct tr_top_opts *o;
 	struct published *latest;	/* RCU-protected (top.c); NULL until the first interval */
-	const char *backend;		/* who writes the buffers, once known */
 	int published_fd;		/* eventfd: a snapshot was published */
 	int stop_fd;			/* eventfd: the display asks the recording to end */
 	int ended_fd;			/* eventfd: the recording ended; the display ends */
@@ -30,6 +29,12 @@ struct top_snapshot *top_latest(struct top_shared *sh);
 
 /* The display asks the recording to end. */
 void top_ask_stop(struct top_shared *sh);
+
+/* A column's printf field width: names on the left, numbers on the right. */
+static inline int top_column_width(const struct top_column *col)
+{
+	return col->unit == TOP_TEXT ? -col->width : col->width;
+}
 
 /* A cell as the screen and the batch text print it. */
 void top_format_cell(const struct top_column *col, const struct top_cell *cell,
@@ -44,6 +49,12 @@ extern const char *const top_view_names[TOP_NVIEWS];
 
 /* The header's lines: what was lost, by cause, never left out. */
 void top_format_lost(const struct top_snapshot *s, char *buf, size_t len);
+
+/* Events the buffers lost, every cause (the kernel's skips apart). */
+static inline unsigned long long top_lost(const struct tr_live_status *l)
+{
+	return l->lost_full + l->lost_wrap + l->lost_big + l->lost_busy;
+}
 
 /* --- top_batch.c: --batch ---------------------------------------------------- */
 

@@ -97,11 +97,10 @@ void top_sort(struct top_table *t, unsigned int col)
 void top_format_lost(const struct top_snapshot *s, char *buf, size_t len)
 {
 	const struct tr_live_status *l = &s->status;
-	unsigned long long lost = l->lost_full + l->lost_wrap + l->lost_big + l->lost_busy;
 
 	snprintf(buf, len,
 		 "lost %llu (buffer full %llu, not yet committed %llu, too big %llu, busy %llu), kernel skipped %llu, late %llu, unread packets %llu",
-		 lost, (unsigned long long)l->lost_full, (unsigned long long)l->lost_wrap,
+		 top_lost(l), (unsigned long long)l->lost_full, (unsigned long long)l->lost_wrap,
 		 (unsigned long long)l->lost_big, (unsigned long long)l->lost_busy,
 		 (unsigned long long)l->misses, (unsigned long long)l->late,
 		 (unsigned long long)l->unfed);

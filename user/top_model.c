@@ -69,11 +69,11 @@ void top_model_free(struct top_model *m)
 
 	for (i = 0; i < m->nclasses; i++) {
 		free(m->classes[i].name);
-		free(m->classes[i].error);
+		free(m->classes[i].records.error);
 	}
 	for (i = 0; i < MAX_SYSCALL; i++)
 		if (m->syscalls[i]) {
-			free(m->syscalls[i]->error);
+			free(m->syscalls[i]->calls.error);
 			free(m->syscalls[i]);
 		}
 	tr_tasks_free(&m->tasks);
@@ -82,28 +82,42 @@ void top_model_free(struct top_model *m)
 	free(m);
 }
 
-/* --- Sampling ------------------------------------------------------------------- */
+/* --- Tallies: counts and their sampling error --------------------------------- */
 
-
-static struct sample_error *sample_error_new(const struct top_model *m)
+static size_t sample_error_size(const struct top_model *m)
 {
-	return top_sampling(m) ? calloc(1, sizeof(struct sample_error) +
-					m->ncpu * sizeof(((struct sample_error *)0)->cpu[0])) : NULL;
+	return sizeof(struct sample_error) + m->ncpu * sizeof(((struct sample_error *)0)->cpu[0]);
 }
 
-/* One more of a row's records, in packet seq of cpu. */
-static void sample_count(struct sample_error *e, unsigned int cpu, __u64 seq)
+/* A tally's error, kept under --sample only. */
+static void tally_init(const struct top_model *m, struct tally *t)
 {
+	t->error = top_sampling(m) ? calloc(1, sample_error_size(m)) : NULL;
+}
+
+/* One more, the item's record (in its packet of its CPU, for the error). */
+static void tally_one(struct tally *t, const struct tr_item *it)
+{
+	struct sample_error *e = t->error;
+
+	t->count++;
+	t->interval++;
 	if (!e)
 		return;
-	if (e->cpu[cpu].packet != seq + 1) {
-		e->sumsq += e->cpu[cpu].n * e->cpu[cpu].n;
-		e->cpu[cpu].packet = seq + 1;
-		e->cpu[cpu].n = 0;
+	if (e->cpu[it->cpu].packet != it->packet_seq + 1) {
+		e->sumsq += e->cpu[it->cpu].n * e->cpu[it->cpu].n;
+		e->cpu[it->cpu].packet = it->packet_seq + 1;
+		e->cpu[it->cpu].n = 0;
 	}
-	e->cpu[cpu].n++;
+	e->cpu[it->cpu].n++;
 }
 
+static void tally_reset(const struct top_model *m, struct tally *t)
+{
+	t->count = 0;
+	if (t->error)
+		memset(t->error, 0, sample_error_size(m));
+}
 
 /* --- Reading records ---------------------------------------------------------- */
 
@@ -168,7 +182,7 @@ static struct class_info *class_of(struct top_model *m, const struct tr_item *it
 	}
 	if (!m->classes[id].resolved) {
 		resolve(&m->classes[id], it);
-		m->classes[id].error = sample_error_new(m);
+		tally_init(m, &m->classes[id].records);
 	}
 	return &m->classes[id];
 }
@@ -213,12 +227,10 @@ static struct syscall_row *syscall_row(struct top_model *m, __s64 nr)
 	if (!m->syscalls[nr]) {
 		m->syscalls[nr] = calloc(1, sizeof(*m->syscalls[nr]));
 		if (m->syscalls[nr])
-			m->syscalls[nr]->error = sample_error_new(m);
+			tally_init(m, &m->syscalls[nr]->calls);
 	}
 	return m->syscalls[nr];
 }
-
-
 
 static void waited(struct tr_task *task, __u64 ts)
 {
@@ -310,9 +322,7 @@ static void entered(struct top_model *m, const struct class_info *c, const struc
 	if (!row)
 		return;
 	row->entries_traced = 1;
-	row->count++;
-	row->interval++;
-	sample_count(row->error, it->cpu, it->packet_seq);
+	tally_one(&row->calls, it);
 }
 
 /* Under --sample, whether the packets read hold all of a call (its exit is it). */
@@ -333,11 +343,8 @@ static void exited(struct top_model *m, const struct class_info *c, const struct
 
 	if (!row)
 		return;
-	if (!row->entries_traced) {
-		row->count++;
-		row->interval++;
-		sample_count(row->error, it->cpu, it->packet_seq);
-	}
+	if (!row->entries_traced)
+		tally_one(&row->calls, it);
 	if (ret < 0 && ret >= -4095)
 		row->errors++;
 	if (!task || !task->top.syscall_since || task->top.syscall_nr != nr ||
@@ -370,9 +377,7 @@ static void count_record(struct top_model *m, const struct tr_item *it)
 
 	if (!c || it->cpu >= m->ncpu)
 		return;
-	c->count++;
-	c->interval++;
-	sample_count(c->error, it->cpu, it->packet_seq);
+	tally_one(&c->records, it);
 	m->events++;
 	m->total_events++;
 	m->cpus[it->cpu].events++;
@@ -394,19 +399,12 @@ static void count_record(struct top_model *m, const struct tr_item *it)
 
 /* --- Intervals ------------------------------------------------------------------ */
 
-static void reset_error(const struct top_model *m, struct sample_error *e)
-{
-	if (e)
-		memset(e, 0, sizeof(*e) + m->ncpu * sizeof(e->cpu[0]));
-}
-
+/* A system call's counts and latencies begin again; whether its entries are traced stays. */
 static void reset_syscall(const struct top_model *m, struct syscall_row *r)
 {
-	struct sample_error *e = r->error;
-
-	memset(r, 0, sizeof(*r));
-	reset_error(m, e);
-	r->error = e;
+	tally_reset(m, &r->calls);
+	r->errors = r->lat_count = r->lat_ns = r->lat_max = 0;
+	memset(r->hist, 0, sizeof(r->hist));
 }
 
 /* What is counted per interval starts again; with a reset asked for, all counts. */
@@ -418,10 +416,10 @@ static void next_interval(struct top_model *m)
 	m->end += m->interval_ns;
 	m->events = 0;
 	for (i = 0; i < m->nclasses; i++)
-		m->classes[i].interval = 0;
+		m->classes[i].records.interval = 0;
 	for (i = 0; i < MAX_SYSCALL; i++)
 		if (m->syscalls[i])
-			m->syscalls[i]->interval = 0;
+			m->syscalls[i]->calls.interval = 0;
 	for (i = 0; i < m->ncpu; i++)
 		m->cpus[i].busy_ns = m->cpus[i].switches = m->cpus[i].events = 0;
 	for (i = 0; i < m->tasks.size; i++)
@@ -431,12 +429,10 @@ static void next_interval(struct top_model *m)
 	m->reset_asked = 0;
 	m->total_events = 0;
 	for (i = 0; i < m->nclasses; i++)
-		m->classes[i].count = 0;
+		tally_reset(m, &m->classes[i].records);
 	for (i = 0; i < MAX_SYSCALL; i++)
 		if (m->syscalls[i])
 			reset_syscall(m, m->syscalls[i]);
-	for (i = 0; i < m->nclasses; i++)
-		reset_error(m, m->classes[i].error);
 	for (i = 0; i < m->tasks.size; i++) {
 		struct tr_task_top *t = &m->tasks.slot[i].top;
 

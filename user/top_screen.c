@@ -81,8 +81,8 @@ static void draw_header(const struct screen *sc)
 {
 	const struct top_snapshot *s = sc->shown;
 	double secs = (s->end - s->start) / 1e9;
+	int alarming = top_lost(&s->status) + s->status.misses > 0;
 	char lost[512];
-	int r;
 
 	mvprintw(0, 0, "tracer top  backend %s  interval %llu (%.1f s)  %.0f events/s  recorder CPU %.1f%%",
 		 s->status.backend, (unsigned long long)s->seq, secs, secs > 0 ? s->events / secs : 0,
@@ -95,12 +95,10 @@ static void draw_header(const struct screen *sc)
 		attroff(A_REVERSE);
 	}
 	top_format_lost(s, lost, sizeof(lost));
-	r = s->status.lost_full + s->status.lost_wrap + s->status.lost_big + s->status.lost_busy +
-	    s->status.misses > 0;
-	if (r)
+	if (alarming)
 		attron(A_BOLD);
 	mvprintw(1, 0, "%s", lost);
-	if (r)
+	if (alarming)
 		attroff(A_BOLD);
 }
 
@@ -134,14 +132,14 @@ static void draw_table(const struct screen *sc)
 	mvhline(line, 0, ' ', COLS);
 	move(line, 0);
 	for (c = 0; c < t->ncols; c++) {
-		width = t->cols[c].unit == TOP_TEXT ? -t->cols[c].width : t->cols[c].width;
+		width = top_column_width(&t->cols[c]);
 		printw(c == sc->sort[sc->view] ? "%*s*" : "%*s ", width, t->cols[c].title);
 	}
 	attroff(A_REVERSE);
 	for (r = sc->first_row; r < t->nrows && ++line < LINES - 1; r++) {
 		move(line, 0);
 		for (c = 0; c < t->ncols; c++) {
-			width = t->cols[c].unit == TOP_TEXT ? -t->cols[c].width : t->cols[c].width;
+			width = top_column_width(&t->cols[c]);
 			top_format_cell(&t->cols[c], top_cell(t, r, c), cell, sizeof(cell));
 			printw("%*.*s ", width, t->cols[c].width, cell);
 		}

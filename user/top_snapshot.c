@@ -96,18 +96,19 @@ static double per_second(const struct top_model *m, __u64 count, __u64 span)
 	return span ? scaled(m, count) * 1e9 / span : 0;
 }
 
-/* The 95% bound of the estimate count / p, relative to it (0.05: 5%). */
-static double sample_bound(const struct top_model *m, const struct sample_error *e, __u64 count)
+/* The 95% bound of a tally's estimate count / p, relative to it (0.05: 5%). */
+static double sample_bound(const struct top_model *m, const struct tally *t)
 {
+	const struct sample_error *e = t->error;
 	double sumsq;
 	unsigned int cpu;
 
-	if (!e || !count)
+	if (!e || !t->count)
 		return 0;
 	sumsq = e->sumsq;
 	for (cpu = 0; cpu < m->ncpu; cpu++)
 		sumsq += (double)e->cpu[cpu].n * e->cpu[cpu].n;
-	return 1.96 * sqrt((1 - m->sample) * sumsq) / count;
+	return 1.96 * sqrt((1 - m->sample) * sumsq) / t->count;
 }
 
 static void task_rows(const struct top_model *m, struct top_snapshot *s, struct strings *str,
@@ -164,20 +165,20 @@ static void syscall_rows(const struct top_model *m, struct top_snapshot *s, stru
 		const char *name = tr_syscall_name(nr);
 		struct top_cell *row;
 
-		if (!r || !r->count)
+		if (!r || !r->calls.count)
 			continue;
 		snprintf(unknown, sizeof(unknown), "syscall_%u", nr);
 		row = row_add(t);
 		row[0].text = strings_add(str, name ? name : unknown);
 		row[1].value = nr;
-		row[2].value = scaled(m, r->count);
-		row[3].value = per_second(m, r->interval, span);
+		row[2].value = scaled(m, r->calls.count);
+		row[3].value = per_second(m, r->calls.interval, span);
 		row[4].value = scaled(m, r->errors);
 		row[5].value = r->lat_count ? (double)r->lat_ns / r->lat_count : 0;
 		row[6].value = r->lat_count ? p99(r) : 0;
 		row[7].value = r->lat_max;
 		if (top_sampling(m))
-			row[8].value = 100 * sample_bound(m, r->error, r->count);
+			row[8].value = 100 * sample_bound(m, &r->calls);
 	}
 }
 
@@ -193,14 +194,14 @@ static void event_rows(const struct top_model *m, struct top_snapshot *s, struct
 		const struct class_info *c = &m->classes[i];
 		struct top_cell *row;
 
-		if (!c->count || !c->name)
+		if (!c->records.count || !c->name)
 			continue;
 		row = row_add(t);
 		row[0].text = strings_add(str, c->name);
-		row[1].value = scaled(m, c->count);
-		row[2].value = per_second(m, c->interval, span);
+		row[1].value = scaled(m, c->records.count);
+		row[2].value = per_second(m, c->records.interval, span);
 		if (top_sampling(m))
-			row[3].value = 100 * sample_bound(m, c->error, c->count);
+			row[3].value = 100 * sample_bound(m, &c->records);
 	}
 }
 
