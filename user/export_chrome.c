@@ -132,7 +132,7 @@ void tr_chrome_lost(struct tr_chrome *c, const struct tr_item *it)
 	print_us(c->out, "ts", it->ts);
 	fprintf(c->out, ",\"pid\":%d,\"tid\":%u,\"args\":{\"events\":%llu,\"subbuffers_overwritten\":%llu}}",
 		TR_CHROME_CPUS_PID, it->cpu,
-		(unsigned long long)(it->lost_full + it->lost_wrap + it->lost_big + it->lost_busy),
+		(unsigned long long)tr_item_lost(it),
 		(unsigned long long)it->lost_packets);
 }
 

@@ -199,7 +199,7 @@ void tr_ctf_copy_lost(struct tr_ctf_copy *c, const struct tr_item *it)
 	o->lost[1] += it->lost_wrap;
 	o->lost[2] += it->lost_big;
 	o->lost[3] += it->lost_busy;
-	if (it->lost_full + it->lost_wrap + it->lost_big + it->lost_busy) {
+	if (tr_item_lost(it)) {
 		o->end = it->ts > o->end ? it->ts : o->end;
 		write_packet(c, o, it->stream_id, it->cpu);
 	} else if (o->used > sizeof(struct tr_packet_header)) {

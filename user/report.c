@@ -276,7 +276,7 @@ static bool task_wanted(const struct tr_report_opts *o, const struct tr_event_he
 
 static void print_lost(FILE *out, const struct tr_item *it)
 {
-	__u64 events = it->lost_full + it->lost_wrap + it->lost_big + it->lost_busy;
+	__u64 events = tr_item_lost(it);
 
 	fprintf(out, "%16s %7s [%03u] %5llu.%09llu: LOST", "", "", it->cpu,
 		it->ts / 1000000000ull, it->ts % 1000000000ull);

@@ -54,7 +54,7 @@ void tr_stats_lost(struct tr_stats *s, const struct tr_item *it)
 	count_time(s, it->ts);
 	if (it->cpu >= TR_MAX_CPUS)
 		return;
-	s->lost_by_cpu[it->cpu] += it->lost_full + it->lost_wrap + it->lost_big + it->lost_busy;
+	s->lost_by_cpu[it->cpu] += tr_item_lost(it);
 	s->overwritten_by_cpu[it->cpu] += it->lost_packets;
 }
 

@@ -487,7 +487,7 @@ void top_model_item(struct top_model *m, const struct tr_item *it)
 	if (it->kind == TR_ITEM_RECORD) {
 		count_record(m, it);
 	} else if (it->kind == TR_ITEM_LOST) {
-		__u64 n = it->lost_full + it->lost_wrap + it->lost_big + it->lost_busy;
+		__u64 n = tr_item_lost(it);
 
 		m->lost_reported += n;
 		if (it->cpu < m->ncpu)

@@ -120,6 +120,12 @@ static inline __u64 tr_item_frame(const struct tr_item *item, unsigned int i)
 	return le64toh(frame);
 }
 
+/* A TR_ITEM_LOST's events lost, every cause (overwritten sub-buffers apart). */
+static inline __u64 tr_item_lost(const struct tr_item *item)
+{
+	return item->lost_full + item->lost_wrap + item->lost_big + item->lost_busy;
+}
+
 /* Whether the trace's records carry call stacks (record -g). */
 int tr_trace_has_stacks(const struct tr_trace *trace);
 
