@@ -34,7 +34,10 @@ start_truth() {
 	"$TRACER" top --batch --output json --comm topcheck >"$work/truth.json" 2>"$work/truth.err" &
 	truth=$!
 	wait_until 120 lines "$work/truth.json" 1 || return 1
-	"$TOPCHECK" rate 2000 6 && "$TOPCHECK" wait 100 5 && "$TOPCHECK" fail 777 >/dev/null || return 1
+	# perf counts the failing calls too, at the same time: an oracle of its own.
+	"$TOPCHECK" rate 2000 6 && "$TOPCHECK" wait 100 5 &&
+		perf stat -x, -o "$work/perf.fchdir" -e syscalls:sys_exit_fchdir --filter 'ret < 0' -- \
+		"$TOPCHECK" fail 777 >/dev/null || return 1
 	wait_until 120 grep -q '"name":"fchdir","nr":81,"count":777' "$work/truth.json"
 	local found=$?
 	kill -INT "$truth"
@@ -93,6 +96,15 @@ fchdir_errors() {
 	[ "$errors" = 777 ]
 }
 check "777 failing fchdir(-1) show exactly 777 errors" fchdir_errors
+
+fchdir_as_perf_counts() {
+	local perf errors
+	perf=$(awk -F, '/sys_exit_fchdir/ { print $1 }' "$work/perf.fchdir")
+	errors=$(last_syscall fchdir errors)
+	echo "# perf stat counted ${perf:-nothing} failed fchdir exits, top $errors errors"
+	[ "${perf:-x}" = "$errors" ]
+}
+check "... as many as perf stat counts on the same tracepoint at the same time" fchdir_as_perf_counts
 
 nothing_late_or_lost() {
 	local lost
