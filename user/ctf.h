@@ -54,6 +54,7 @@ struct tr_ctf_trace {
 	__u8 uuid[16];		/* the trace's, random (RFC 4122 version 4) */
 	const char *hostname;
 	const char *backend;	/* which writer filled the buffers */
+	const char *domain;	/* "ust": buffers per thread; NULL: "kernel", per CPU */
 	const char *clock;	/* what the timestamps were read from */
 	const char *context;	/* what common_flags and common_preempt_count hold */
 	__s64 clock_offset_ns;	/* CLOCK_REALTIME - CLOCK_MONOTONIC at record time */

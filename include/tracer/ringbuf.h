@@ -633,4 +633,65 @@ static inline void trb_put_subbuf(const struct trb_buf *b, __u64 pos)
 	trb_advance_consumed(b, pos + b->subbuf_size);
 }
 
+/*
+ * Copy the sub-buffer delivered for pos's lap into copy (subbuf_size
+ * bytes) without taking it: the snapshot of an overwrite-mode buffer that
+ * a reader leaves as it is.  Writers clear NOREF before they write into a
+ * sub-buffer (I6), so if its table entry is unchanged after the copy, NOREF
+ * still set, no writer wrote into it meanwhile.  Returns 0, or -EAGAIN
+ * when that lap is not delivered, or no longer.
+ */
+static inline int trb_copy_delivered(const struct trb_buf *b, __u64 pos, char *copy)
+{
+	const struct tr_buf_ctl *ctl = b->ctl;
+	__u32 idx = trb_sb_index(b, pos);
+	__u64 id = trb_read_acquire(&ctl->sbid[idx]);
+	__u64 cc_sb = trb_read_acquire(&ctl->commit[idx].cc_sb);
+	const struct tr_packet_header *h =
+		(const struct tr_packet_header *)trb_phys_addr(b, trb_sbid_phys(id));
+	__u64 size;
+
+	if (!(id & TR_SBID_NOREF) || id >> TR_SBID_LAP_SHIFT != trb_lap_tag(b, pos) ||
+	    !trb_complete(b, pos, cc_sb))
+		return -EAGAIN;
+	size = trb_read(&h->packet_size) / 8;
+	__builtin_memcpy(copy, h, size <= b->subbuf_size ? size : b->subbuf_size);
+	trb_read_fence();
+	return trb_read(&ctl->sbid[idx]) == id ? 0 : -EAGAIN;
+}
+
+/*
+ * Copy the sub-buffer writers are filling, up to write_count, into copy
+ * (subbuf_size bytes) as a packet of its own, without writing a word of
+ * the buffer: a reader may not close it (trb_flush() is a writer's, and
+ * the writer of a per-thread buffer uses local operations, see
+ * ringbuf_atomic.h).  The copy is taken only when every byte reserved in
+ * it is committed (I3), and kept only if no writer entered the same
+ * index in a later lap while it was read: the bytes of committed records
+ * do not change until then.  Returns the content bytes copied, with the
+ * sub-buffer's position in *pos, 0 when the sub-buffer at write_count is
+ * empty, or -EAGAIN when a record is being written or the writer moved on.
+ */
+static inline long trb_copy_open(const struct trb_buf *b, char *copy, __u64 *pos)
+{
+	const struct tr_buf_ctl *ctl = b->ctl;
+	__u64 w = trb_read_acquire(&ctl->write_count);
+	__u64 sb = trb_sb_trunc(b, w), content = trb_sb_offset(b, w);
+	__u32 idx = trb_sb_index(b, w);
+	__u64 cc = trb_read_acquire(&ctl->commit[idx].cc);
+	__u64 id = trb_read_acquire(&ctl->sbid[idx]);
+
+	if (!content)
+		return 0;
+	if (((cc - content) & b->commit_mask) != trb_lap_commit(b, sb) || (id & TR_SBID_NOREF))
+		return -EAGAIN;
+	__builtin_memcpy(copy, trb_phys_addr(b, trb_sbid_phys(id)), content);
+	trb_read_fence();
+	if (trb_read(&ctl->write_count) - sb >= b->buf_size)
+		return -EAGAIN;
+	trb_packet_end(b, copy, content, b->clock());
+	*pos = sb;
+	return content;
+}
+
 #endif /* TRACER_RINGBUF_H */

@@ -20,6 +20,17 @@
  * another CPU sees their writes through the release store that delivers
  * a sub-buffer (ringbuf.h, I4).  The words are __u64 in the layout;
  * local_t is one long, the same size on the 64-bit kernels supported.
+ *
+ * A user-space buffer written by one thread only (the per-thread buffers
+ * of the user-space tracing library, user/ust/) is the kernel's case
+ * again: its writers are the thread and the signal handlers that
+ * interrupt it, which run to completion before the thread resumes.  A
+ * file that defines TRB_LOCAL_THREAD before including ringbuf.h gets local
+ * operations that are single x86 instructions without the lock prefix,
+ * as local_t's are: atomic against signal handlers, which interrupt only
+ * between instructions, and ordered for a reader on another CPU by x86's
+ * store order and the release store of delivery.  Elsewhere they stay
+ * SMP atomics.
  */
 #ifndef TRACER_RINGBUF_ATOMIC_H
 #define TRACER_RINGBUF_ATOMIC_H
@@ -60,6 +71,12 @@ static inline void trb_write_release(__u64 *p, __u64 v)
 	smp_store_release(p, v);
 }
 
+/* Orders the reads before it before the reads after it. */
+static inline void trb_read_fence(void)
+{
+	smp_rmb();
+}
+
 /* Same-CPU writers only: program order is the ordering they need. */
 static inline __u64 trb_local_add_return(__u64 *p, __u64 v)
 {
@@ -81,12 +98,6 @@ static inline __u64 trb_shared_cmpxchg(__u64 *p, __u64 old, __u64 new)
 	__atomic_compare_exchange_n(p, &old, new, 0, __ATOMIC_SEQ_CST,
 				    __ATOMIC_SEQ_CST);
 	return old;
-}
-
-/* Compare-and-swap on a local word: in user space every word is shared. */
-static inline __u64 trb_local_cmpxchg(__u64 *p, __u64 old, __u64 new)
-{
-	return trb_shared_cmpxchg(p, old, new);
 }
 
 static inline __u64 trb_read(const __u64 *p)
@@ -111,6 +122,43 @@ static inline void trb_write_release(__u64 *p, __u64 v)
 	__atomic_store_n(p, v, __ATOMIC_RELEASE);
 }
 
+/* Orders the reads before it before the reads after it. */
+static inline void trb_read_fence(void)
+{
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+}
+
+#if defined(TRB_LOCAL_THREAD) && defined(__x86_64__)
+
+static inline __u64 trb_local_cmpxchg(__u64 *p, __u64 old, __u64 new)
+{
+	__u64 seen;
+
+	asm volatile("cmpxchgq %2, %1" : "=a"(seen), "+m"(*p) : "r"(new), "0"(old) : "memory");
+	return seen;
+}
+
+static inline __u64 trb_local_add_return(__u64 *p, __u64 v)
+{
+	__u64 old = v;
+
+	asm volatile("xaddq %0, %1" : "+r"(old), "+m"(*p) : : "memory");
+	return old + v;
+}
+
+static inline void trb_local_add(__u64 *p, __u64 v)
+{
+	asm volatile("addq %1, %0" : "+m"(*p) : "er"(v) : "memory");
+}
+
+#else
+
+/* Compare-and-swap on a local word: in user space every word is shared. */
+static inline __u64 trb_local_cmpxchg(__u64 *p, __u64 old, __u64 new)
+{
+	return trb_shared_cmpxchg(p, old, new);
+}
+
 /*
  * Adds to a local word and returns the sum.  Publishes every earlier
  * write, and sees every write published by earlier adds to the word:
@@ -126,5 +174,6 @@ static inline void trb_local_add(__u64 *p, __u64 v)
 	__atomic_fetch_add(p, v, __ATOMIC_RELAXED);
 }
 
+#endif /* TRB_LOCAL_THREAD on x86-64 */
 #endif /* __KERNEL__ */
 #endif /* TRACER_RINGBUF_ATOMIC_H */
