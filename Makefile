@@ -20,7 +20,14 @@ BPF_SKELS  := $(BPF_OBJS:.bpf.o=.skel.h)
 LIB_SRCS := $(wildcard user/*.c)
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 LIB      := $(BUILD)/libtracer.a
-HEADERS  := $(wildcard include/tracer/*.h user/*.h bpf/*.h)
+HEADERS  := $(wildcard include/tracer/*.h user/*.h user/ust/*.h bpf/*.h)
+
+# libtracer-ust, the user-space tracing library (include/tracer/ust.h):
+# position-independent, exporting only the API, shared and static.
+UST_SRCS := $(wildcard user/ust/*.c) user/ctf.c
+UST_OBJS := $(UST_SRCS:%.c=$(BUILD)/pic/%.o)
+UST_LIBS := $(BUILD)/libtracer-ust.so $(BUILD)/libtracer-ust.a $(BUILD)/tracer-ust.pc
+EXAMPLE_BINS := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
 
 TEST_SRCS := $(wildcard tests/*/*_test.c)
 TEST_BINS := $(TEST_SRCS:%.c=$(BUILD)/%)
@@ -36,7 +43,7 @@ BENCH_ARGS ?=
 TRACER := $(BUILD)/tracer
 
 .PHONY: all check vm-check bench fuzz deps vmlinux clean
-all: $(LIB) $(BPF_SKELS) $(TRACER)
+all: $(LIB) $(BPF_SKELS) $(TRACER) $(UST_LIBS) $(EXAMPLE_BINS)
 
 # Skeletons are what the C side includes; the objects need not be rebuilt.
 .SECONDARY: $(BPF_OBJS)
@@ -65,9 +72,38 @@ $(BUILD)/user/syscalls.o: $(BUILD)/gen/syscall_numbers.h
 $(LIB): $(LIB_OBJS)
 	$(AR) rcs $@ $^
 
+$(BUILD)/pic/%.o: %.c $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
+
+$(BUILD)/libtracer-ust.so: $(UST_OBJS)
+	$(CC) $(CFLAGS) -shared -Wl,-soname,libtracer-ust.so -o $@ $^ -lpthread
+
+$(BUILD)/libtracer-ust.a: $(UST_OBJS)
+	$(AR) rcs $@ $^
+
+# For programs built against this tree: PKG_CONFIG_PATH=$(BUILD) pkg-config --cflags --libs tracer-ust
+$(BUILD)/tracer-ust.pc: Makefile
+	@mkdir -p $(@D)
+	printf 'prefix=%s\nincludedir=$${prefix}/include\nlibdir=%s\n\nName: tracer-ust\nDescription: %s\nVersion: 0.1\nCflags: -I$${includedir}\nLibs: -L$${libdir} -ltracer-ust\nLibs.private: -lpthread\n' \
+		'$(CURDIR)' '$(abspath $(BUILD))' 'user-space tracing into tracer buffers' >$@
+
+# Examples link the shared library, found where it was built.
+$(BUILD)/examples/%: examples/%.c $(BUILD)/libtracer-ust.so include/tracer/ust.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $< -L$(BUILD) -ltracer-ust -Wl,-rpath,$(abspath $(BUILD))
+
 $(BUILD)/tests/%: tests/%.c $(LIB) $(BPF_SKELS) $(HEADERS) $(wildcard tests/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Itests -o $@ $< $(LIB) $(LDLIBS)
+
+# The user-space library's tests and helpers: its static archive, internals included.
+$(BUILD)/tests/ust/%: tests/ust/%.c $(BUILD)/libtracer-ust.a $(LIB) $(HEADERS) $(wildcard tests/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Itests -o $@ $< $(BUILD)/libtracer-ust.a $(LIB) $(LDLIBS)
+$(BUILD)/tests/helpers/ust%: tests/helpers/ust%.c $(BUILD)/libtracer-ust.a include/tracer/ust.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libtracer-ust.a -lpthread
 
 # The call-stack tests' known chain: every function with its frame pointer
 # (gcc 12 leaves it out of a leaf function at -O2 whatever it is told).
@@ -89,7 +125,7 @@ FUZZ_SECONDS ?= 300
 
 $(BUILD)/fuzz/report_fuzz: tests/fuzz/report_fuzz.c user/report.c user/trace.c user/trace_meta.c user/trace_stream.c user/format.c \
 			   user/packet.c user/cpus.c user/stacks.c user/symbols.c user/context.c \
-			   user/names.c user/export_json.c user/ctf.c user/report_stats.c user/report_tasks.c \
+			   user/names.c user/export_json.c user/ctf.c user/ctf_fields.c user/report_stats.c user/report_tasks.c \
 			   user/export_chrome.c user/export_perfetto.c user/protobuf.c user/export_ctf.c \
 			   user/print_fields.c user/print_format.c user/trace_dir.c $(HEADERS)
 	@mkdir -p $(@D)

@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Workloads with known truth for libtracer-ust (tests/run-ust.t):
+ *
+ *	ustcheck rare DIR	200000 floods around one rare event in its own channel, dump
+ *	ustcheck crash N	N events, then a SIGSEGV (TRACER_UST_CRASH_DIR says where)
+ *	ustcheck signal DIR N M	N events, SIGUSR1 (dump into DIR), M more, SIGUSR1 (DIR.1)
+ *	ustcheck bad		events on a channel of a bad geometry: said once, counted lost
+ *	ustcheck exists DIR	a dump into a directory that exists: refused
+ *	ustcheck values DIR	one typed event of each kind of value, dump
+ */
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <tracer/ust.h>
+
+TRACER_CHANNEL(FLOOD, 4096, 4, TRACER_UST_OVERWRITE);
+TRACER_CHANNEL(RARE, 4096, 2, TRACER_UST_OVERWRITE);
+TRACER_CHANNEL(BAD, 5000, 4, TRACER_UST_OVERWRITE);
+
+static int dumped(const char *dir, int err)
+{
+	if (err)
+		fprintf(stderr, "ustcheck: dump into %s: %s\n", dir, strerror(-err));
+	return !!err;
+}
+
+static int rare(const char *dir)
+{
+	long i;
+
+	for (i = 0; i < 100000; i++)
+		tracer_event(FLOOD, flood, i);
+	tracer_event(RARE, rare, i);
+	for (; i < 200000; i++)
+		tracer_event(FLOOD, flood, i);
+	return dumped(dir, tracer_ust_dump(dir));
+}
+
+static int crash(long n)
+{
+	volatile int *nowhere = NULL;
+	long i;
+
+	for (i = 0; i < n; i++)
+		TRACE(FLOOD, "event %ld before the crash", i);
+	return *nowhere;
+}
+
+static int on_signal(const char *dir, long n, long m)
+{
+	long i;
+
+	if (dumped(dir, tracer_ust_dump_on_signal(SIGUSR1, dir)))
+		return 1;
+	for (i = 0; i < n; i++)
+		TRACE(RARE, "first %ld", i);
+	raise(SIGUSR1);
+	for (i = 0; i < m; i++)
+		TRACE(RARE, "second %ld", i);
+	raise(SIGUSR1);
+	return 0;
+}
+
+static int bad(void)
+{
+	struct tracer_ust_counts counts;
+	int i;
+
+	for (i = 0; i < 5; i++)
+		tracer_event(BAD, never, i);
+	tracer_ust_counts(&counts);
+	printf("lost %llu\n", (unsigned long long)counts.lost);
+	return 0;
+}
+
+static int values(const char *dir)
+{
+	int negative = -5;
+	unsigned long long big = ULLONG_MAX;
+	const char *name = "hello \"ust\"";
+	char *none = NULL;
+	void *where = (void *)0x1234;
+
+	tracer_event(RARE, kinds, negative, big, name, none, where);
+	TRACE(RARE, "negative=%d big=%llu name=%s where=%p", negative, big, name, where);
+	return dumped(dir, tracer_ust_dump(dir));
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 3 && !strcmp(argv[1], "rare"))
+		return rare(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "crash"))
+		return crash(atol(argv[2]));
+	if (argc == 5 && !strcmp(argv[1], "signal"))
+		return on_signal(argv[2], atol(argv[3]), atol(argv[4]));
+	if (argc == 2 && !strcmp(argv[1], "bad"))
+		return bad();
+	if (argc == 3 && !strcmp(argv[1], "exists"))
+		return dumped(argv[2], tracer_ust_dump(argv[2]));
+	if (argc == 3 && !strcmp(argv[1], "values"))
+		return values(argv[2]);
+	fprintf(stderr, "usage: ustcheck rare DIR | crash N | signal DIR N M | bad | exists DIR | values DIR\n");
+	return 2;
+}

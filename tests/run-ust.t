@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# libtracer-ust, the user-space tracing library: the Towers of Hanoi of the
+# ELFE flight recorder (S3) recorded and dumped, read by report and by
+# babeltrace2 against the sequence the algorithm makes; a rare event that
+# survives a flood in its own channel; dumps on a signal and on a crash;
+# every kind of value; bad channels and dumps refused in one line; and a
+# program built against the library through its pkg-config file.
+set -u
+TEST_NAME=ust
+. "$(dirname "$0")/lib.sh"
+HANOI=$BUILD/examples/hanoi
+USTCHECK=$BUILD/tests/helpers/ustcheck
+
+# What report prints after "SYSTEM:NAME: ", one line per event.
+messages() { "$TRACER" report "$1" | sed 's/^.*: [a-z]*:[A-Za-z_0-9]*: //'; }
+
+# The records hanoi_record(n) makes, in order, as examples/hanoi.c formats them.
+hanoi_expected() {
+	python3 - "$1" <<'EOF'
+import sys
+name = ["LEFT", "MIDDLE", "RIGHT"]
+def rec(n, left, right, middle):
+    print("n=%d, left=%-6s, right=%-6s, middle=%-6s" % (n, name[left], name[right], name[middle]))
+    if n == 1:
+        print("Move disk from %s to %s" % (name[left], name[right]))
+        return
+    print("Recurse #1 n=%d" % n); rec(n - 1, left, middle, right)
+    print("Recurse #2 n=%d" % n); rec(1, left, right, middle)
+    print("Recurse #3 n=%d" % n); rec(n - 1, middle, right, left)
+n = int(sys.argv[1])
+print("Begin printing Hanoi with %d" % n)
+print("End printing Hanoi with %d" % n)
+print("Begin recording Hanoi with %d" % n)
+rec(n, 0, 1, 2)
+print("End recording Hanoi with %d" % n)
+EOF
+}
+
+# Events per class name prefix (CHANNEL of CHANNEL_LINE), as "NAME COUNT" lines.
+per_channel() { # per_channel READER-OUTPUT
+	grep -o 'hanoi:[A-Z]*_' "$1" | sort | uniq -c | awk '{ printf "%s %s\n", substr($2, 7), $1 }'
+}
+
+hanoi_trace() {
+	"$HANOI" "$work/hanoi" >"$work/moves" 2>"$work/hanoi.err" || { diag "$work/hanoi.err"; return 1; }
+	hanoi_expected 6 >"$work/expected"
+	messages "$work/hanoi" >"$work/got"
+	"$TRACER" report "$work/hanoi" >"$work/report"
+	babeltrace2 "$work/hanoi" >"$work/bt" 2>"$work/bt.err"
+	printf 'CALLS_ 94\nMOVES_ 63\nRECURSE_ 93\nTIMING_ 4\n' >"$work/counts"
+}
+check "hanoi n=6: printed 63 moves, dumped a trace" \
+	eval 'hanoi_trace && [ "$(wc -l <"$work/moves")" = 63 ]'
+check "report: CALLS 94, MOVES 63, RECURSE 93, TIMING 4" \
+	eval 'per_channel "$work/report" | diff "$work/counts" - >"$work/diff" || { diag "$work/diff"; false; }'
+check "report: the 254 records in the algorithm's order, index 253 the last TIMING" \
+	eval 'diff "$work/expected" "$work/got" >"$work/diff" && [ "$(wc -l <"$work/got")" = 254 ] &&
+		sed -n 254p "$work/report" | grep -q "hanoi:TIMING_[0-9]*: End recording Hanoi with 6" ||
+		{ head -n 20 "$work/diff" | diag; false; }'
+check "babeltrace2: the same counts, no warning" \
+	eval 'per_channel "$work/bt" | diff "$work/counts" - >"$work/diff" && [ ! -s "$work/bt.err" ] ||
+		{ diag "$work/diff" "$work/bt.err"; false; }'
+check "babeltrace2: the records in the same order (n of CALLS, in time order)" \
+	eval 'grep -o "hanoi:CALLS_.* n = [0-9]*" "$work/bt" | sed "s/.* n = //" >"$work/bt_n" &&
+		grep -o "^n=[0-9]*" "$work/expected" | sed "s/n=//" | diff - "$work/bt_n" >/dev/null'
+
+# A rare event in its own channel survives 200000 floods in a small one.
+rare() {
+	"$USTCHECK" rare "$work/rare" 2>"$work/err" || { diag "$work/err"; return 1; }
+	"$TRACER" report "$work/rare" >"$work/rare.txt"
+	local rare_lines first last count
+	rare_lines=$(grep -c ' ust:rare: i=100000$' "$work/rare.txt")
+	grep -o ' ust:flood: i=[0-9]*' "$work/rare.txt" | sed 's/.*=//' >"$work/floods"
+	count=$(wc -l <"$work/floods")
+	first=$(head -n 1 "$work/floods")
+	last=$(tail -n 1 "$work/floods")
+	[ "$rare_lines" = 1 ] && [ "$last" = 199999 ] && [ "$count" -gt 100 ] && [ "$count" -lt 1000 ] &&
+		[ $((last - first + 1)) = "$count" ] ||
+		{ echo "# rare $rare_lines; floods $count, $first to $last"; return 1; }
+}
+check "flight recorder: the rare event survives, the newest floods are kept, contiguous" rare
+
+# Each kind of value, printed by report and read by babeltrace2 by name.
+values() {
+	"$USTCHECK" values "$work/values" 2>"$work/err" || { diag "$work/err"; return 1; }
+	messages "$work/values" >"$work/values.txt"
+	printf '%s\n' 'negative=-5 big=18446744073709551615 name="hello "ust"" none="(null)" where=0x1234' \
+		'negative=-5 big=18446744073709551615 name=hello "ust" where=0x1234' | diff - "$work/values.txt" &&
+	babeltrace2 "$work/values" >"$work/values.bt" &&
+	grep -q 'ust:kinds: .*negative = -5, big = 18446744073709551615, .* where = 0x1234, name = "hello \\"ust\\"", none = "(null)" }' "$work/values.bt" ||
+		{ diag "$work/values.bt"; return 1; }
+}
+check "values: signed, unsigned, strings, NULL, pointers, in report and babeltrace2" values
+
+# SIGUSR1 dumps into DIR, then DIR.1; a flight-recorder dump is a snapshot.
+on_signal() {
+	"$USTCHECK" signal "$work/sig" 10 7 2>"$work/err" || { diag "$work/err"; return 1; }
+	[ "$(messages "$work/sig" | grep -c '^first')" = 10 ] &&
+		[ "$(messages "$work/sig.1" | grep -c '^first')" = 10 ] &&
+		[ "$(messages "$work/sig.1" | grep -c '^second')" = 7 ] &&
+		[ "$(babeltrace2 "$work/sig.1" | wc -l)" = 17 ]
+}
+check "SIGUSR1: a dump into DIR, the next into DIR.1, both read" on_signal
+
+# A program killed by SIGSEGV after 200 events leaves them, readable.
+crash() {
+	local status
+	# (in a subshell whose stderr is /dev/null: bash's "Segmentation fault" goes there)
+	status=$({ TRACER_UST_CRASH_DIR=$work/crash "$USTCHECK" crash 200; echo $?; } 2>/dev/null)
+	[ "$status" = 139 ] && [ "$(babeltrace2 "$work/crash" | grep -c 'ust:FLOOD_')" = 200 ] &&
+		messages "$work/crash" | tail -n 1 | grep -qx 'event 199 before the crash' ||
+		{ echo "# exit $status"; ls -la "$work" | diag; return 1; }
+}
+check "SIGSEGV after 200 events: the program dies of it, its 200 events dumped" crash
+
+bad_channel() {
+	"$USTCHECK" bad >"$work/out" 2>"$work/err"
+	[ "$(cat "$work/out")" = "lost 5" ] && [ "$(wc -l <"$work/err")" = 1 ] &&
+		grep -qx 'tracer-ust: channel BAD: sub-buffer size must be a power of two; its events are not recorded' "$work/err" ||
+		{ diag "$work/out" "$work/err"; return 1; }
+}
+check "a channel of a bad geometry: said in one line, its events counted lost" bad_channel
+
+exists() {
+	mkdir "$work/there" && touch "$work/there/mine"
+	"$USTCHECK" exists "$work/there" 2>"$work/err"
+	[ $? = 1 ] && grep -q ': File exists$' "$work/err" && [ "$(ls "$work/there")" = mine ] ||
+		{ diag "$work/err"; return 1; }
+}
+check "a dump into a directory that exists: refused, the directory untouched" exists
+
+# Built as a user of the library would: pkg-config, the shared library.
+pkg_config() {
+	cat >"$work/app.c" <<'EOF'
+#include <tracer/ust.h>
+TRACER_CHANNEL(APP, 4096, 2, TRACER_UST_DISCARD);
+int main(int argc, char **argv)
+{
+	int i;
+
+	(void)argc;
+	for (i = 0; i < 3; i++)
+		tracer_event(APP, step, i);
+	return tracer_ust_dump(argv[1]) != 0;
+}
+EOF
+	local flags
+	flags=$(PKG_CONFIG_PATH=$BUILD pkg-config --cflags --libs tracer-ust) &&
+	cc -o "$work/app" "$work/app.c" $flags -Wl,-rpath,"$(cd "$BUILD" && pwd)" 2>"$work/err" &&
+	"$work/app" "$work/app.trace" && ldd "$work/app" | grep -q libtracer-ust.so &&
+	[ "$(messages "$work/app.trace" | tr '\n' ' ')" = "i=0 i=1 i=2 " ] || { diag "$work/err"; return 1; }
+}
+check "pkg-config tracer-ust: a program linked to the shared library records and dumps" pkg_config
+
+echo "1..$n"

@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Dumps: the buffers' contents as a CTF trace directory, from the
+ * program, from a signal handler, or from a fatal signal's.  Everything
+ * here is async-signal-safe: system calls only, no allocation, no stdio;
+ * the texts were made when the events registered (ust_meta.c).
+ *
+ * A dump consumes what the buffers delivered (ringbuf.h's reader), then
+ * copies the sub-buffer each writer is filling (trb_copy_open()), which it
+ * may not close.  That sub-buffer is delivered later with the records
+ * this dump took: the next dump writes only the records after them.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ctf.h"
+#include "ust_impl.h"
+
+/* How often a dump looks again at a sub-buffer a writer is in the middle of. */
+#define OPEN_RETRIES	100
+
+static int dumping;
+static const char *signal_dir[NSIG];
+
+static int write_all(int fd, const char *from, size_t left)
+{
+	while (left) {
+		ssize_t n = write(fd, from, left);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		from += n;
+		left -= n;
+	}
+	return 0;
+}
+
+static int write_text(int dir_fd, const char *name, const char *text)
+{
+	int fd = openat(dir_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	int err;
+
+	if (fd < 0)
+		return -errno;
+	err = write_all(fd, text, strlen(text));
+	close(fd);
+	return err;
+}
+
+/* Decimal digits of v at the end of buf (size bytes): where they start. */
+static char *decimal(char *buf, size_t size, unsigned long v)
+{
+	char *p = buf + size - 1;
+
+	*p = 0;
+	do
+		*--p = '0' + v % 10;
+	while ((v /= 10) && p > buf);
+	return p;
+}
+
+struct stream {
+	int dir_fd;
+	int fd;			/* CHANNEL_NUMBER, created with its first packet */
+	struct ust_buffer *b;
+	char *scratch;		/* a sub-buffer's worth */
+};
+
+static int stream_file(struct stream *s)
+{
+	const char *channel = ust.channels[s->b->rb.stream_id]->name;
+	char name[64], digits[16];
+	size_t len = strlen(channel);
+
+	if (s->fd >= 0)
+		return 0;
+	if (len > sizeof(name) - sizeof(digits) - 1)
+		return -ENAMETOOLONG;
+	memcpy(name, channel, len);
+	name[len] = '_';
+	strcpy(name + len + 1, decimal(digits, sizeof(digits), s->b->rb.cpu));
+	s->fd = openat(s->dir_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	return s->fd < 0 ? -errno : 0;
+}
+
+/*
+ * Write the packet at pos, without the records an earlier dump took from
+ * it (those before dumped_to): then the packet is remade in scratch, its
+ * header followed by the later records from their 8-byte alignment on.
+ */
+static int write_packet(struct stream *s, __u64 pos, const char *packet)
+{
+	const struct tr_packet_header *h = (const void *)packet;
+	__u64 content = h->content_size / 8, skip, on_disk;
+	struct tr_packet_header *copy;
+	int err = stream_file(s);
+
+	if (err || s->b->dumped_to <= pos || trb_sb_trunc(&s->b->rb, s->b->dumped_to) != pos)
+		return err ?: tr_ctf_write_packet(s->fd, packet);
+	skip = ((s->b->dumped_to + TR_RECORD_ALIGN - 1) & ~(__u64)(TR_RECORD_ALIGN - 1)) - pos;
+	if (skip >= content)
+		return 0;
+	copy = (struct tr_packet_header *)s->scratch;
+	if (packet != s->scratch)
+		memcpy(copy, h, sizeof(*h));
+	memmove(s->scratch + sizeof(*h), packet + skip, content - skip);
+	content = sizeof(*h) + content - skip;
+	on_disk = (content + TR_PACKET_ALIGN - 1) & ~(__u64)(TR_PACKET_ALIGN - 1);
+	memset(s->scratch + content, 0, on_disk - content);
+	copy->content_size = content * 8;
+	copy->packet_size = on_disk * 8;
+	return tr_ctf_write_packet(s->fd, copy);
+}
+
+/*
+ * The copy of an open sub-buffer ends at the dumper's clock, which may lag
+ * the writer's by an anchor's width (ust_clock.c): never before its last
+ * record.
+ */
+static void end_after_records(char *copy, __u64 content)
+{
+	struct tr_packet_header *h = (struct tr_packet_header *)copy;
+	__u64 at = sizeof(*h);
+
+	while (at + sizeof(struct tr_event_header) <= content) {
+		const struct tr_event_header *e = (const void *)(copy + at);
+
+		if (e->timestamp > h->timestamp_end)
+			h->timestamp_end = e->timestamp;
+		at = (at + sizeof(*e) + e->size + TR_RECORD_ALIGN - 1) & ~(__u64)(TR_RECORD_ALIGN - 1);
+	}
+}
+
+/* The open sub-buffer, once no record in it is being written (or after OPEN_RETRIES looks). */
+static long copy_open(struct stream *s, __u64 *pos)
+{
+	long content;
+	int tries;
+
+	for (tries = 0; tries < OPEN_RETRIES; tries++) {
+		content = trb_copy_open(&s->b->rb, s->scratch, pos);
+		if (content != -EAGAIN)
+			break;
+		sched_yield();
+	}
+	if (content > 0)
+		end_after_records(s->scratch, content);
+	return content;
+}
+
+/*
+ * Flight recorder: the buffer as it is, its delivered sub-buffers oldest
+ * first, then the open one; nothing is consumed, so each dump holds the
+ * newest events.  A sub-buffer a writer overwrites while it is copied is
+ * left out (counted overwritten, as it is).
+ */
+static int snapshot_buffer(struct stream *s)
+{
+	const struct trb_buf *rb = &s->b->rb;
+	__u64 open = trb_sb_trunc(rb, trb_read(&rb->ctl->write_count));
+	__u64 pos = open - rb->buf_size;
+	int err = 0;
+	long content;
+
+	if ((__s64)(pos - rb->start) < 0)
+		pos = rb->start;
+	for (; pos != open && !err; pos += rb->subbuf_size)
+		if (!trb_copy_delivered(rb, pos, s->scratch))
+			err = write_packet(s, pos, s->scratch);
+	content = err ? 0 : copy_open(s, &pos);
+	return content > 0 ? write_packet(s, pos, s->scratch) : err;
+}
+
+/*
+ * Discard mode: the dump is the buffer's reader, and consumes what it
+ * writes; the open sub-buffer's records it copies are left out of the
+ * next dump (dumped_to).
+ */
+static int drain_buffer(struct stream *s)
+{
+	const struct trb_buf *rb = &s->b->rb;
+	const char *packet;
+	int err = 0;
+	long content;
+	__u64 pos;
+
+	while (!err && !trb_get_subbuf(rb, &pos, &packet)) {
+		err = write_packet(s, pos, packet);
+		trb_put_subbuf(rb, pos);
+	}
+	content = err ? 0 : copy_open(s, &pos);
+	if (content > 0 && pos + content > s->b->dumped_to) {
+		err = write_packet(s, pos, s->scratch);
+		s->b->dumped_to = pos + content;
+	}
+	return err;
+}
+
+/*
+ * A buffer whose thread ended has no writer: the dump holds it (no thread
+ * takes it over meanwhile) and closes its open sub-buffer, which only a
+ * writer may do (ringbuf.h, I8), at a time after its last record.  Its
+ * overwritten records are then all counted (I7).
+ */
+static int hold_if_ownerless(struct ust_buffer *b)
+{
+	int none = 0;
+
+	if (!__atomic_compare_exchange_n(&b->owner, &none, -1, 0, __ATOMIC_ACQ_REL,
+					 __ATOMIC_RELAXED))
+		return 0;
+	ust_clock_after(b->released);
+	trb_flush(&b->rb);
+	return 1;
+}
+
+static int dump_into(int dir_fd, const struct ust_texts *texts)
+{
+	struct stream s = { .dir_fd = dir_fd, .fd = -1 };
+	size_t scratch_size = TR_MIN_SUBBUF_SIZE;
+	int meta_fd, err = 0;
+	unsigned int i;
+
+	if (mkdirat(dir_fd, ".tracer", 0700))
+		return -errno;
+	meta_fd = openat(dir_fd, ".tracer", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (meta_fd < 0)
+		return -errno;
+	err = write_text(dir_fd, "metadata", texts->metadata) ?:
+	      write_text(meta_fd, "events", texts->events) ?:
+	      write_text(meta_fd, "channels", texts->channels);
+	close(meta_fd);
+	for (i = 0; i < ust.nchannels; i++)
+		if (ust.channels[i]->subbuf_size > scratch_size)
+			scratch_size = ust.channels[i]->subbuf_size;
+	s.scratch = mmap(NULL, scratch_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			 -1, 0);
+	if (s.scratch == MAP_FAILED)
+		return err ?: -ENOMEM;
+	for (s.b = __atomic_load_n(&ust.buffers, __ATOMIC_ACQUIRE); s.b && !err; s.b = s.b->next) {
+		int held = hold_if_ownerless(s.b);
+
+		err = s.b->rb.mode == TR_MODE_OVERWRITE ? snapshot_buffer(&s) : drain_buffer(&s);
+		if (held)
+			__atomic_store_n(&s.b->owner, 0, __ATOMIC_RELEASE);
+		if (s.fd >= 0)
+			close(s.fd);
+		s.fd = -1;
+	}
+	munmap(s.scratch, scratch_size);
+	return err;
+}
+
+/* Into dir, or the first of dir.1 ... dir.999 that does not exist when numbered. */
+static int dump(const char *dir, int numbered)
+{
+	const struct ust_texts *texts = __atomic_load_n(&ust.texts, __ATOMIC_ACQUIRE);
+	char path[PATH_MAX], digits[8];
+	size_t len = strlen(dir);
+	int n, dir_fd, err;
+
+	if (!texts)
+		return -ENODATA;
+	if (len > sizeof(path) - sizeof(digits) - 1)
+		return -ENAMETOOLONG;
+	memcpy(path, dir, len + 1);
+	for (n = 1; mkdir(path, 0700); n++) {
+		if (errno != EEXIST || !numbered || n == 1000)
+			return -errno;
+		path[len] = '.';
+		strcpy(path + len + 1, decimal(digits, sizeof(digits), n));
+	}
+	dir_fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dir_fd < 0)
+		return -errno;
+	err = dump_into(dir_fd, texts);
+	close(dir_fd);
+	return err;
+}
+
+static int dump_once(const char *dir, int numbered)
+{
+	int err;
+
+	if (__atomic_exchange_n(&dumping, 1, __ATOMIC_ACQUIRE))
+		return -EBUSY;
+	err = dump(dir, numbered);
+	__atomic_store_n(&dumping, 0, __ATOMIC_RELEASE);
+	return err;
+}
+
+int tracer_ust_dump(const char *dir)
+{
+	return dump_once(dir, 0);
+}
+
+static int is_fatal(int sig)
+{
+	return sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE || sig == SIGABRT;
+}
+
+static void on_signal(int sig)
+{
+	int saved_errno = errno;
+
+	dump_once(__atomic_load_n(&signal_dir[sig], __ATOMIC_ACQUIRE), 1);
+	if (is_fatal(sig)) {
+		/* Dies of it as it would have: the default action, once this handler returns. */
+		signal(sig, SIG_DFL);
+		raise(sig);
+	}
+	errno = saved_errno;
+}
+
+int tracer_ust_dump_on_signal(int sig, const char *dir)
+{
+	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
+	char *copy;
+
+	if (sig <= 0 || sig >= NSIG || sig == SIGKILL || sig == SIGSTOP || !dir || !*dir)
+		return -EINVAL;
+	copy = strdup(dir);
+	if (!copy)
+		return -ENOMEM;
+	sigfillset(&sa.sa_mask);
+	/* A handler running now may be reading the directory it replaces: that one stays. */
+	__atomic_store_n(&signal_dir[sig], copy, __ATOMIC_RELEASE);
+	return sigaction(sig, &sa, NULL) ? -errno : 0;
+}
+
+void ust_crash_dumps_from_env(void)
+{
+	static const int fatal[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT };
+	const char *dir = getenv("TRACER_UST_CRASH_DIR");
+	unsigned int i;
+
+	for (i = 0; dir && *dir && i < sizeof(fatal) / sizeof(fatal[0]); i++)
+		tracer_ust_dump_on_signal(fatal[i], dir);
+}
