@@ -33,6 +33,9 @@ HEADLINES = (
       "recorder wake-ups per second, idle")] +
     [("uprobe", dict(unit="ns/call"), "tracer", peer, "none", "ns a uprobe adds to a call")
      for peer in ("bpftrace", "perf")] +
+    [("ust", dict(param=mode, threads=float(t)), "tracer", "lttng-ust", None,
+      "ns per user-space event, %s (goal: 0.5x lttng-ust)" % mode)
+     for mode in ("ev2", "ev2str") for t in (1, 2)] +
     [("top", dict(unit="consumer CPU ms/s"), top, "tracer-record", None,
       "consumer CPU at 1 M events/s (goal: 1.2x record's)")
      for top in ("tracer-top", "tracer-top-sample10")]
@@ -127,7 +130,7 @@ def pair_uprobe(rows):
 def add_paired(rows):
     """Fill the rows' paired figures; why some could not be, as notes."""
     notes = list(pair_events(rows)) + list(pair_build(rows)) + list(pair_uprobe(rows))
-    for workload in ("loop", "ringbuf", "report", "wakeups", "top"):
+    for workload in ("loop", "ringbuf", "report", "ust", "wakeups", "top"):
         notes += pair_to_named_peer(rows, workload)
     return [n for n in dict.fromkeys(notes) if n]	# each once, in order
 

@@ -156,7 +156,26 @@ def section_report(rows):
 
 
 def section_ust(rows):
-    return "".join("- %s\n" % r["note"] for r in pick(rows, "ust")) + "\n"
+    lines = [(r["label"], r["param"], int(r["threads"]), ranged(r, "%.1f"),
+              spread(r, "ratio", "%.2f") or "-", int(r["disturbed"] or 0))
+             for r in pick(rows, "ust", unit="ns/event")]
+    if not lines:
+        return "not run\n\n"
+    return ("The same loop (bench/ust_loop.h) through each library, %s; ns per event per "
+            "thread (the slower thread's with 2). ev2: a long and a pointer-sized integer; "
+            "ev2str: and a 32-character string. Goal: tracer at most 0.5x lttng-ust. %s\n\n" % (
+                pick(rows, "ust")[0]["note"], PAIRED_NOTE) + table(
+                ["library", "event", "threads", "ns/event (median [min, max])", "x lttng-ust",
+                 "runs kept disturbed"], lines))
+
+
+def summary_ust(rows):
+    found = [r for r in pick(rows, "ust", config="tracer") if r.get("ratio") is not None]
+    if not found:
+        return ""
+    return "- user-space events: tracer %s x lttng-ust (goal 0.5x)\n" % ", ".join(
+        "%.2f (%s, %d thread%s)" % (r["ratio"], r["param"], r["threads"], "s" * (r["threads"] > 1))
+        for r in found)
 
 
 def section_wakeups(rows):
@@ -366,7 +385,8 @@ def summary_wakeups(rows):
 def section_summary(rows):
     return "".join(f(rows) for f in (summary_events, summary_loop, summary_build,
                                       summary_saturation, summary_report,
-                                      summary_wakeups, summary_uprobe, summary_top)) + "\n"
+                                      summary_wakeups, summary_uprobe, summary_top,
+                                      summary_ust)) + "\n"
 
 
 def section_machine(suite, drift):

@@ -36,6 +36,7 @@ import paired  # noqa: E402
 import report_bench  # noqa: E402
 import stats  # noqa: E402
 import top_bench  # noqa: E402
+import ust_bench  # noqa: E402
 import uprobe_bench  # noqa: E402
 import wakeups_bench  # noqa: E402
 from benchlib import Child, read_csv, row  # noqa: E402
@@ -43,11 +44,10 @@ import render  # noqa: E402
 from render import render_markdown, render_plot  # noqa: E402
 
 TRACEFS = "/sys/kernel/tracing"
-WORKLOADS = ["ringbuf", "events", "build", "report", "wakeups", "uprobe", "top"]
+WORKLOADS = ["ringbuf", "events", "build", "report", "ust", "wakeups", "uprobe", "top"]
 NOT_RUN_HERE = [
     "LTTng kernel tracing: not measured: it needs its kernel modules (lttng-modules) and this "
     "kernel has no loadable module support (CONFIG_MODULES off).",
-    "lttng-ust: not measured: no user-space tracing library yet (workload 6 waits for it).",
 ]
 
 
@@ -72,6 +72,8 @@ def parse_args():
                    help="calls of the probed function per run in workload 8 (default 100000)")
     p.add_argument("--top-secs", type=float, default=4.0,
                    help="seconds of load beside each consumer in workload 9 (default 4)")
+    p.add_argument("--ust-events", type=int, default=5000000,
+                   help="events per thread per run in workload 6 (default 5000000)")
     p.add_argument("--wakeup-secs", type=float, default=5.0,
                    help="seconds each recorder's wake-ups are counted in workload 7 (default 5)")
     o = p.parse_args()
@@ -86,8 +88,10 @@ def parse_args():
             ", ".join(unknown), ", ".join(WORKLOADS), ", ".join(build_bench.CONFIGS)))
     o.tracer = os.path.abspath(os.path.join(o.build, "tracer"))
     o.work = os.path.abspath(os.path.join(o.build, "bench-work"))
-    if o.rounds < 1 or o.tie < 0 or o.wakeup_secs <= 0 or o.uprobe_calls < 1 or o.top_secs <= 0:
-        p.error("--rounds, --tie, --wakeup-secs, --uprobe-calls and --top-secs must be positive")
+    if (o.rounds < 1 or o.tie < 0 or o.wakeup_secs <= 0 or o.uprobe_calls < 1 or o.top_secs <= 0
+            or o.ust_events < 1):
+        p.error("--rounds, --tie, --wakeup-secs, --uprobe-calls, --top-secs and --ust-events "
+                "must be positive")
     if o.quick:
         o.rounds = min(o.rounds, 2)
         o.calls = 100000
@@ -173,6 +177,9 @@ class Suite:
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 
+    def run_ust(self):
+        self.add_rows("ust_bench", ust_bench.run(self.o))
+
     def run_wakeups(self):
         self.add_rows("wakeups_bench", wakeups_bench.run(self.o))
 
@@ -237,13 +244,12 @@ class Suite:
                                    ("events", "events" in o.only, self.run_events),
                                    ("build/report", "build" in o.only or "report" in o.only,
                                     self.run_build_and_report),
+                                   ("ust", "ust" in o.only, self.run_ust),
                                    ("wakeups", "wakeups" in o.only, self.run_wakeups),
                                    ("uprobe", "uprobe" in o.only, self.run_uprobe),
                                    ("top", "top" in o.only, self.run_top)):
             if wanted:
                 self.workload(name, step)
-        self.rows.append(row("ust", "lttng-ust", "lttng-ust against tracer's user-space library",
-                             "ns/event", [], note="not measured: no user-space tracing library yet"))
         self.state_end = benchlib.machine_state()
         self.seconds = time.monotonic() - t0
         return self.report()
