@@ -624,12 +624,24 @@ static inline int trb_subbuf_ready(const struct trb_buf *b)
 			    trb_read_acquire(&b->ctl->commit[trb_sb_index(b, consumed)].cc_sb));
 }
 
+/*
+ * Whether a table entry names one of the buffer's physical sub-buffers:
+ * the buffer may be another process's (libtracer-ust's), which a reader
+ * trusts with nothing that indexes its own memory.
+ */
+static inline int trb_phys_ok(const struct trb_buf *b, __u64 id)
+{
+	return trb_sbid_phys(id) <= (1u << b->nsubbuf_order);
+}
+
 /* Give back the sub-buffer taken at pos; it becomes the reader's spare. */
 static inline void trb_put_subbuf(const struct trb_buf *b, __u64 pos)
 {
 	struct tr_buf_ctl *ctl = b->ctl;
+	__u64 held = trb_read(&ctl->reader_sbid);
 
-	trb_write(&ctl->records[trb_sbid_phys(trb_read(&ctl->reader_sbid))].unread, 0);
+	if (trb_phys_ok(b, held))
+		trb_write(&ctl->records[trb_sbid_phys(held)].unread, 0);
 	trb_advance_consumed(b, pos + b->subbuf_size);
 }
 
@@ -652,7 +664,7 @@ static inline int trb_copy_delivered(const struct trb_buf *b, __u64 pos, char *c
 	__u64 size;
 
 	if (!(id & TR_SBID_NOREF) || id >> TR_SBID_LAP_SHIFT != trb_lap_tag(b, pos) ||
-	    !trb_complete(b, pos, cc_sb))
+	    !trb_complete(b, pos, cc_sb) || !trb_phys_ok(b, id))
 		return -EAGAIN;
 	size = trb_read(&h->packet_size) / 8;
 	__builtin_memcpy(copy, h, size <= b->subbuf_size ? size : b->subbuf_size);
@@ -683,7 +695,8 @@ static inline long trb_copy_open(const struct trb_buf *b, char *copy, __u64 *pos
 
 	if (!content)
 		return 0;
-	if (((cc - content) & b->commit_mask) != trb_lap_commit(b, sb) || (id & TR_SBID_NOREF))
+	if (((cc - content) & b->commit_mask) != trb_lap_commit(b, sb) || (id & TR_SBID_NOREF) ||
+	    !trb_phys_ok(b, id))
 		return -EAGAIN;
 	__builtin_memcpy(copy, trb_phys_addr(b, trb_sbid_phys(id)), content);
 	trb_read_fence();
