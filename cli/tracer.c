@@ -43,6 +43,8 @@ static const char usage_record[] =
 "                         kprobe:FUNCTION[(ARG,...)] (arguments from BTF), kretprobe:FUNCTION (ret),\n"
 "                         fentry:FUNCTION[(ARG,...)], fexit:FUNCTION (arguments and ret), each also\n"
 "                         with a glob over functions, e.g. 'kprobe:tcp_*' (tracer list --functions);\n"
+"                         ust:PROVIDER:EVENT, events of programs linked with libtracer-ust, e.g.\n"
+"                         'ust:myapp:*' (into channel ust, merged with the kernel's by time);\n"
 "                         EVENT@NAME records it in channel NAME (--channel)\n"
 "      --function GLOB    kernel functions, by the cheapest probe this kernel allows (fentry, then\n"
 "                         kprobe.multi or kprobes); an -e naming no tracepoint but functions does the same\n"

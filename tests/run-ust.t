@@ -3,8 +3,9 @@
 # ELFE flight recorder (S3) recorded and dumped, read by report and by
 # babeltrace2 against the sequence the algorithm makes; a rare event that
 # survives a flood in its own channel; dumps on a signal and on a crash;
-# every kind of value; bad channels and dumps refused in one line; and a
-# program built against the library through its pkg-config file.
+# every kind of value; bad channels and dumps refused in one line; a
+# program built against the library through its pkg-config file; and
+# tracer record merging a program's events with the kernel's.
 set -u
 TEST_NAME=ust
 . "$(dirname "$0")/lib.sh"
@@ -151,5 +152,61 @@ EOF
 	[ "$(messages "$work/app.trace" | tr '\n' ' ')" = "i=0 i=1 i=2 " ] || { diag "$work/err"; return 1; }
 }
 check "pkg-config tracer-ust: a program linked to the shared library records and dumps" pkg_config
+
+# Merged with the kernel's events by tracer record: the program's events
+# and its getppid() calls alternate, the same thread's.
+if [ "$(id -u)" = 0 ]; then
+	keep_tracefs_as_found
+	merged() {
+		"$TRACER" record -e ust:ust:step -e syscalls:sys_enter_getppid -o "$work/merged" \
+			-- "$USTCHECK" alternate 2000 >"$work/rec.out" 2>"$work/rec.err" ||
+			{ diag "$work/rec.err"; return 1; }
+		"$TRACER" report "$work/merged" | grep -E ' (ust:step|syscalls:sys_enter_getppid):' >"$work/merged.txt"
+		# Each line: its thread and event; the events must be step i, getppid, step i+1, ...
+		awk '{ tid[NR] = $2; ev[NR] = $5; msg[NR] = $6 }
+		     END { if (NR != 4000) { print "# " NR " lines"; exit 1 }
+			   for (i = 1; i <= NR; i++) {
+				want = i % 2 ? "ust:step:" : "syscalls:sys_enter_getppid:"
+				if (ev[i] != want || tid[i] != tid[1] ||
+				    (i % 2 && msg[i] != "i=" (i - 1) / 2)) {
+					print "# line " i ": " tid[i] " " ev[i] " " msg[i]; exit 1 } } }' \
+			"$work/merged.txt" &&
+		grep -q '  user space: 2000 events from 1 process (1 buffers); lost 0' "$work/rec.err" &&
+		[ "$(babeltrace2 "$work/merged" | grep -cE ' (ust:step|syscalls:sys_enter_getppid):')" = 4000 ] ||
+			{ diag "$work/rec.err"; return 1; }
+	}
+	check "record -- CMD: user and kernel events in one trace, strictly alternating, one thread" merged
+
+	# Strings through the recorder: hanoi recorded, in report and babeltrace2.
+	recorded_hanoi() {
+		"$TRACER" record -e 'ust:hanoi:*' -o "$work/rec-hanoi" -- "$HANOI" "$work/hanoi2" \
+			>/dev/null 2>"$work/rec.err" || { diag "$work/rec.err"; return 1; }
+		"$TRACER" report "$work/rec-hanoi" | grep ' hanoi:' | sed 's/^.*: [a-z]*:[A-Za-z_0-9]*: //' >"$work/rec-got"
+		diff "$work/expected" "$work/rec-got" >"$work/diff" &&
+			[ "$(babeltrace2 "$work/rec-hanoi" | grep -c ' hanoi:')" = 254 ] ||
+			{ head -n 20 "$work/diff" | diag; diag "$work/rec.err"; return 1; }
+	}
+	check "record -e 'ust:hanoi:*': the 254 records in order in report, all in babeltrace2" recorded_hanoi
+
+	# A program started before the recorder is found by -p, every tick from when it is.
+	found_by_pid() {
+		"$USTCHECK" ticks 300 10 2>/dev/null &
+		local pid=$! ticks
+		sleep 0.5
+		"$TRACER" record -e 'ust:*:*' -p "$pid" --duration 1 -o "$work/bypid" >"$work/rec.out" 2>"$work/rec.err" ||
+			{ diag "$work/rec.err"; return 1; }
+		kill "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+		"$TRACER" report "$work/bypid" | grep -o ' ust:tick: i=[0-9]*' | sed 's/.*=//' >"$work/ticks"
+		ticks=$(wc -l <"$work/ticks")
+		[ "$ticks" -ge 40 ] && [ $(($(tail -n 1 "$work/ticks") - $(head -n 1 "$work/ticks") + 1)) = "$ticks" ] ||
+			{ echo "# $ticks ticks: $(head -n 1 "$work/ticks") to $(tail -n 1 "$work/ticks")"; diag "$work/rec.err"; return 1; }
+	}
+	check "record -p PID: a program that started before is found, its events contiguous" found_by_pid
+else
+	skip "record -- CMD: user and kernel events in one trace" "recording needs root here"
+	skip "record -e 'ust:hanoi:*'" "recording needs root here"
+	skip "record -p PID: a program that started before is found" "recording needs root here"
+fi
 
 echo "1..$n"

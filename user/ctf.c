@@ -137,7 +137,7 @@ static int field_problem(const struct tr_ctf_field *f)
 	return f->kind > TR_CTF_ADDR;
 }
 
-static int write_event_class(FILE *out, const struct tr_ctf_event_class *c)
+int tr_ctf_write_event_class(FILE *out, const struct tr_ctf_event_class *c)
 {
 	unsigned int i;
 
@@ -160,6 +160,11 @@ static void write_channel_env(FILE *out, const struct tr_ctf_channel *c, const c
 		c->id, c->name, (unsigned long long)c->buffer_size, per,
 		(unsigned long long)c->subbuf_size,
 		c->mode == TR_MODE_OVERWRITE ? "overwrite" : "discard");
+}
+
+void tr_ctf_write_stream_class(FILE *out, __u32 id)
+{
+	fprintf(out, "stream {\n\tid = %u;\n%s", id, metadata_stream);
 }
 
 int tr_ctf_write_metadata(FILE *out, const struct tr_ctf_trace *trace)
@@ -190,9 +195,9 @@ int tr_ctf_write_metadata(FILE *out, const struct tr_ctf_trace *trace)
 		(long long)(trace->clock_offset_ns % 1000000000));
 	fputs(metadata_clock_type, out);
 	for (i = 0; i < trace->nchannels; i++)
-		fprintf(out, "stream {\n\tid = %u;\n%s", trace->channels[i].id, metadata_stream);
+		tr_ctf_write_stream_class(out, trace->channels[i].id);
 	for (i = 0; i < trace->nclasses; i++) {
-		err = write_event_class(out, &trace->classes[i]);
+		err = tr_ctf_write_event_class(out, &trace->classes[i]);
 		if (err)
 			return err;
 	}

@@ -100,6 +100,14 @@ __s64 tr_ctf_clock_offset_ns(void);
 /* Write the TSDL metadata; 0 or -errno. */
 int tr_ctf_write_metadata(FILE *out, const struct tr_ctf_trace *trace);
 
+/*
+ * What a recording appends to the metadata when it finds streams and
+ * events after it began (libtracer-ust's, record_ust.c): a stream class
+ * like the others, an event class.  The latter 0 or -EINVAL.
+ */
+void tr_ctf_write_stream_class(FILE *out, __u32 id);
+int tr_ctf_write_event_class(FILE *out, const struct tr_ctf_event_class *c);
+
 /* Append a delivered packet to a stream file: its packet_size bytes; 0 or -errno. */
 int tr_ctf_write_packet(int fd, const void *packet);
 

@@ -314,6 +314,8 @@ int tr_events_resolve(struct tr_event_set *set, const char *const *specs,
 	set->tep = tep_alloc();
 	set->events = calloc(TR_MAX_EVENTS, sizeof(*set->events));
 	for (s = 0; s < nspecs && !err; s++) {
+		if (tr_ust_spec(specs[s]))
+			continue;
 		if (tr_probe_spec(specs[s])) {
 			err = add_probes(set, specs[s], specs[s], filters ? filters[s] : NULL,
 					 channels ? channels[s] : 0, why, whylen);

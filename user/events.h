@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 #include <linux/types.h>
 #include <tracer/record.h>
 
@@ -73,6 +74,15 @@ int tr_events_add_trigger(struct tr_event_set *set, const char *spec, __u32 *id,
 	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n" \
 	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n" \
 	"\n"
+
+/*
+ * Whether spec names libtracer-ust events, "ust:PROVIDER:EVENT" (globs
+ * allowed): record_ust.c records those, not tr_events_resolve().
+ */
+static inline int tr_ust_spec(const char *spec)
+{
+	return !strncmp(spec, "ust:", 4);
+}
 
 /* The event "system:name" of set, or NULL. */
 struct tr_event *tr_events_find(struct tr_event_set *set, const char *full);

@@ -673,16 +673,20 @@ static void detach(struct session *s)
 /* Fork the command, held until release_command() so no event is missed. */
 static int start_command(struct session *s)
 {
-	int go[2];
+	int go[2], err;
 	char byte;
 
 	if (pipe2(go, O_CLOEXEC))
 		return -errno;
+	err = rec_ust_command_socket(s);
+	if (err)
+		return err;
 	s->child = fork();
 	if (s->child < 0)
 		return -errno;
 	if (s->child == 0) {
 		pthread_sigmask(SIG_SETMASK, &s->waiter.before, NULL);
+		rec_ust_in_command(s);
 		close(go[1]);
 		if (read(go[0], &byte, 1) != 1)
 			_exit(127);
@@ -691,6 +695,7 @@ static int start_command(struct session *s)
 			strerror(errno));
 		_exit(127);
 	}
+	rec_ust_command_started(s);
 	close(go[0]);
 	s->release_fd = go[1];
 	return 0;
@@ -860,6 +865,7 @@ static void run(struct session *s)
 		}
 		if (!o->flight_recorder)
 			rec_consume(s);
+		rec_ust_consume(s);
 		if (s->live)
 			rec_live_round(s, now, 0);
 		if (snapshot_requested) {
@@ -922,6 +928,7 @@ static void summary(struct session *s)
 		s->o->flight_recorder ? "s at the start and at each snapshot" : " at the start");
 	rec_vm_map_summary(s);
 	rec_channels_summary(s);
+	rec_ust_summary(s);
 	if (s->misses)
 		fprintf(stderr, "  all cpus lost: %llu skipped by the kernel (a BPF program was already running on their CPU: recursion misses)\n",
 			(unsigned long long)s->misses);
@@ -958,6 +965,26 @@ static void say_probe_notes(const struct session *s)
 			rec_say("%s", s->events.events[i].probe->note);
 }
 
+/* The -e specs into s->events, but libtracer-ust's, which record_ust.c takes. */
+static int resolve_events(struct session *s, char *why, size_t whylen)
+{
+	unsigned int n = s->o->nevents;
+	const char **specs = calloc(n + 1, sizeof(*specs)), **filters = calloc(n + 1, sizeof(*filters));
+	unsigned int *channels = calloc(n + 1, sizeof(*channels));
+	int err = specs && filters && channels ? 0 : -ENOMEM;
+
+	if (!err)
+		err = rec_ust_split_specs(s, specs, filters, channels, &n, why, whylen);
+	if (!err)
+		err = tr_events_resolve(&s->events, specs, filters, channels, n, why, whylen);
+	else if (err == -ENOMEM)
+		snprintf(why, whylen, "out of memory");
+	free(specs);
+	free(filters);
+	free(channels);
+	return err;
+}
+
 static int setup(struct session *s)
 {
 	char why[1024];
@@ -970,8 +997,7 @@ static int setup(struct session *s)
 		return err;
 	}
 	s->self = getpid();
-	err = tr_events_resolve(&s->events, s->o->events, s->o->filters, s->o->event_channels,
-				s->o->nevents, why, sizeof(why));
+	err = resolve_events(s, why, sizeof(why));
 	if (!err && s->o->snapshot_on)
 		err = tr_events_add_trigger(&s->events, s->o->snapshot_on, &s->trigger_id,
 					    &s->trigger_recorded, &s->trigger, why, sizeof(why));
@@ -998,6 +1024,8 @@ static int setup(struct session *s)
 		err = rec_write_metadata(s);
 	if (!err && s->o->output && !s->o->flight_recorder)
 		err = rec_open_streams(s);
+	if (!err)
+		err = rec_ust_start(s);
 	if (!err && s->o->live)
 		err = rec_live_open(s);
 	if (!err && s->o->live && s->o->live->stop_fd >= 0)
@@ -1020,6 +1048,7 @@ static void teardown(struct session *s)
 		tr_kmodbuf_close(&s->kbufs);
 	rec_control_close(s);
 	rec_live_close(s);
+	rec_ust_close(s);
 	tr_trace_dir_close(&s->dir);
 	rec_close_streams(s);
 	close(s->release_fd);
@@ -1077,6 +1106,7 @@ int tr_record(const struct tr_record_opts *o)
 		} else {
 			rec_finish_writing(&s);
 			rec_consume(&s);
+			rec_ust_finish(&s);
 		}
 		if (s.live)
 			rec_live_round(&s, now_ns(), 1);

@@ -84,6 +84,7 @@ struct session {
 	struct tr_trace *live;		/* tracer top's reader, or NULL */
 	__u64 flushed;			/* when the BPF regions were last flushed (ns) */
 	__u64 live_unfed;		/* packets it had no memory for */
+	struct rec_ust *ust;		/* -e ust:...: libtracer-ust's buffers, or NULL */
 };
 
 /* "tracer record: " and the message, on a line of stderr. */
@@ -168,6 +169,29 @@ void rec_live_close(struct session *s);
 int rec_channels_set(struct session *s);
 /* The summary's lines of what each buffer lost. */
 void rec_channels_summary(const struct session *s);
+
+/* --- record_ust.c: user-space events (libtracer-ust) ------------------------- */
+
+/*
+ * The -e specs but ust:PROVIDER:EVENT ones into specs, filters and
+ * channels (n of them); those into s->ust.  0 or -errno with why.
+ */
+int rec_ust_split_specs(struct session *s, const char **specs, const char **filters,
+			unsigned int *channels, unsigned int *n, char *why, size_t whylen);
+/* The "ust" channel declared in s->dir.  0 or -errno (said). */
+int rec_ust_start(struct session *s);
+/* Before the command starts: the socket its processes send their buffers to.  0 or -errno. */
+int rec_ust_command_socket(struct session *s);
+/* In the command's process, before exec: its end of the socket kept. */
+void rec_ust_in_command(struct session *s);
+/* After the fork: the command's end closed here. */
+void rec_ust_command_started(struct session *s);
+/* Look for new processes' buffers when due, and read every buffer. */
+void rec_ust_consume(struct session *s);
+/* At the end: every buffer read, and the records of their open sub-buffers. */
+void rec_ust_finish(struct session *s);
+void rec_ust_summary(const struct session *s);
+void rec_ust_close(struct session *s);
 
 /* --- record_stacks.c: what names the frames of -g's stacks ------------------ */
 

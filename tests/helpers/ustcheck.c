@@ -8,6 +8,8 @@
  *	ustcheck bad		events on a channel of a bad geometry: said once, counted lost
  *	ustcheck exists DIR	a dump into a directory that exists: refused
  *	ustcheck values DIR	one typed event of each kind of value, dump
+ *	ustcheck alternate N	N times: event ust:step, then getppid() (a recorder merges them)
+ *	ustcheck ticks N MS	N events ust:tick, MS milliseconds apart
  */
 #include <errno.h>
 #include <limits.h>
@@ -15,11 +17,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/syscall.h>
 #include <tracer/ust.h>
 
 TRACER_CHANNEL(FLOOD, 4096, 4, TRACER_UST_OVERWRITE);
 TRACER_CHANNEL(RARE, 4096, 2, TRACER_UST_OVERWRITE);
 TRACER_CHANNEL(BAD, 5000, 4, TRACER_UST_OVERWRITE);
+TRACER_CHANNEL(STEPS, 65536, 4, TRACER_UST_DISCARD);
 
 static int dumped(const char *dir, int err)
 {
@@ -90,6 +96,29 @@ static int values(const char *dir)
 	return dumped(dir, tracer_ust_dump(dir));
 }
 
+static int alternate(long n)
+{
+	long i;
+
+	for (i = 0; i < n; i++) {
+		tracer_event(STEPS, step, i);
+		syscall(SYS_getppid);
+	}
+	return 0;
+}
+
+static int ticks(long n, long ms)
+{
+	struct timespec pause = { ms / 1000, ms % 1000 * 1000000 };
+	long i;
+
+	for (i = 0; i < n; i++) {
+		tracer_event(STEPS, tick, i);
+		nanosleep(&pause, NULL);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "rare"))
@@ -104,6 +133,10 @@ int main(int argc, char **argv)
 		return dumped(argv[2], tracer_ust_dump(argv[2]));
 	if (argc == 3 && !strcmp(argv[1], "values"))
 		return values(argv[2]);
-	fprintf(stderr, "usage: ustcheck rare DIR | crash N | signal DIR N M | bad | exists DIR | values DIR\n");
+	if (argc == 3 && !strcmp(argv[1], "alternate"))
+		return alternate(atol(argv[2]));
+	if (argc == 4 && !strcmp(argv[1], "ticks"))
+		return ticks(atol(argv[2]), atol(argv[3]));
+	fprintf(stderr, "usage: ustcheck rare DIR | crash N | signal DIR N M | bad | exists DIR | values DIR | alternate N | ticks N MS\n");
 	return 2;
 }

@@ -36,13 +36,6 @@ _Static_assert(TRACER_UST_OVERWRITE == TR_MODE_OVERWRITE && TRACER_UST_DISCARD =
 	       "ust.h's modes are the layout's");
 _Static_assert(TRACER_UST_STRING_MAX < 65536, "a string's length fits its locator");
 
-/* The record: tracefs's common fields, then 8 bytes per argument, then the strings. */
-struct ust_common {
-	__u16 type;
-	__u8 flags;
-	__u8 preempt_count;
-	__s32 pid;
-};
 
 struct ust_state ust;
 
@@ -110,6 +103,7 @@ void tracer_ust_register(struct tracer_ust_event *const *begin,
 		added |= register_event(*begin);
 	texts = added ? ust_texts_make() : NULL;
 	if (texts) {
+		ust_texts_publish(texts);
 		old = __atomic_exchange_n(&ust.texts, texts, __ATOMIC_ACQ_REL);
 		/* A dump in a signal handler may be writing the old texts: they stay. */
 		(void)old;
@@ -165,7 +159,7 @@ static struct ust_buffer *create(unsigned int channel, int tid)
 	if (b == MAP_FAILED)
 		return NULL;
 	b->region_size = TR_BUF_REGION_SIZE(cfg.subbuf_size, cfg.nsubbuf);
-	b->fd = memfd_create("tracer-ust", MFD_CLOEXEC);
+	b->fd = memfd_create(UST_BUFFER_MEMFD, MFD_CLOEXEC);
 	if (b->fd < 0 || ftruncate(b->fd, b->region_size))
 		goto fail;
 	/* Populated now: a writer never takes a page fault into this memory. */
@@ -174,6 +168,7 @@ static struct ust_buffer *create(unsigned int channel, int tid)
 	if (b->region == MAP_FAILED || trb_init(&b->rb, b->region, &cfg, ust_clock))
 		goto fail;
 	b->owner = tid;
+	ust_handoff(UST_HANDOFF_BUFFER, b->fd);
 	b->next = __atomic_load_n(&ust.buffers, __ATOMIC_RELAXED);
 	while (!__atomic_compare_exchange_n(&ust.buffers, &b->next, b, 1, __ATOMIC_RELEASE,
 					    __ATOMIC_RELAXED))
@@ -208,7 +203,7 @@ static __attribute__((noinline)) struct ust_buffer *thread_buffer(unsigned int c
 static __u32 payload_size(const struct tracer_ust_event *e, const uint64_t *values,
 			  __u16 *lengths)
 {
-	__u32 size = sizeof(struct ust_common) + 8 * e->nargs, i;
+	__u32 size = ust_fixed_size(e), i;
 
 	for (i = 0; i < e->nargs; i++) {
 		const char *s = (const char *)(uintptr_t)values[i];
@@ -225,18 +220,25 @@ static void write_payload(const struct tracer_ust_event *e, const uint64_t *valu
 			  const __u16 *lengths, char *payload, __s32 tid)
 {
 	struct ust_common *common = (struct ust_common *)payload;
-	__u64 *slot = (__u64 *)(payload + sizeof(*common));
-	__u32 at = sizeof(*common) + 8 * e->nargs, i;
+	char *slot = payload + sizeof(*common);
+	__u32 at = ust_fixed_size(e), i;
 
 	*common = (struct ust_common) { .type = e->id, .pid = tid };
-	for (i = 0; i < e->nargs; i++) {
+	for (i = 0; i < e->nargs; i++, slot += 8) {
+		__u64 value = values[i];
+
+		if (e->arg_types[i] == 's') {
+			value = (__u32)lengths[i] << 16 | at;
+			at += lengths[i];
+		}
+		/* The last string's locator is 4 bytes: its string follows. */
+		memcpy(slot, &value, i + 1 == e->nargs && e->arg_types[i] == 's' ? 4 : 8);
+	}
+	for (at = ust_fixed_size(e), i = 0; i < e->nargs; i++) {
 		const char *s = (const char *)(uintptr_t)values[i];
 
-		if (e->arg_types[i] != 's') {
-			slot[i] = values[i];
+		if (e->arg_types[i] != 's')
 			continue;
-		}
-		slot[i] = (__u32)lengths[i] << 16 | at;
 		memcpy(payload + at, s ? s : "(null)", lengths[i] - 1);
 		payload[at + lengths[i] - 1] = 0;
 		at += lengths[i];
@@ -297,6 +299,7 @@ static void forget_buffers(void)
 static void init(void)
 {
 	ust_clock_init();
+	ust_handoff_init();
 	pthread_key_create(&thread_end, release_buffers);
 	pthread_atfork(NULL, NULL, forget_buffers);
 	ust_crash_dumps_from_env();

@@ -18,6 +18,8 @@
 #include <tracer/ringbuf.h>
 #include <tracer/ust.h>
 
+#include "handoff.h"
+
 struct ust_buffer {
 	struct trb_buf rb;		/* rb.cpu is its number: stream file CHANNEL_NUMBER */
 	void *region;
@@ -52,14 +54,40 @@ struct ust_state {
 
 extern struct ust_state ust;
 
+/*
+ * A record's payload: tracefs's common fields, then 8 bytes per argument
+ * (a string's: the locator of its bytes, length << 16 | offset, as a
+ * tracepoint's __data_loc), then the strings' bytes.  The last argument's
+ * slot, if a string's, is its 4-byte locator only, so that the strings
+ * follow the last field described (CTF readers take them from there).
+ */
+struct ust_common {
+	__u16 type;
+	__u8 flags;
+	__u8 preempt_count;
+	__s32 pid;
+};
+
+static inline __u32 ust_fixed_size(const struct tracer_ust_event *e)
+{
+	return sizeof(struct ust_common) + 8 * e->nargs -
+	       (e->nargs && e->arg_types[e->nargs - 1] == 's' ? 4 : 0);
+}
+
 /* The texts for the events registered so far, or NULL (out of memory). */
 struct ust_texts *ust_texts_make(void);
+/* Their descriptions where a recorder finds them (ust_meta.c). */
+void ust_texts_publish(const struct ust_texts *t);
 
 /* The records' clock (ust_clock.c): CLOCK_MONOTONIC, from the TSC where it can. */
 __u64 ust_clock(void);
 void ust_clock_init(void);
 /* Wait until this thread's clock is past ns. */
 void ust_clock_after(__u64 ns);
+
+/* A recorder that started this program (handoff.h, ust_handoff.c). */
+void ust_handoff_init(void);
+void ust_handoff(char kind, int fd);
 
 /* TRACER_UST_CRASH_DIR: dump there on a fatal signal (ust_dump.c). */
 void ust_crash_dumps_from_env(void);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/random.h>
 #include <unistd.h>
 
@@ -162,7 +163,8 @@ static unsigned int ctf_fields(const struct tracer_ust_event *e, const struct ar
 			break;
 		case 's':
 			fields[n++] = (struct tr_ctf_field) { names[i].text, TR_CTF_LOC, 4 };
-			fields[n++] = (struct tr_ctf_field) { pads[npad++], TR_CTF_BYTES, 4 };
+			if (i + 1 < e->nargs)
+				fields[n++] = (struct tr_ctf_field) { pads[npad++], TR_CTF_BYTES, 4 };
 			break;
 		default:
 			fields[n++] = (struct tr_ctf_field) { names[i].text, TR_CTF_ADDR, 8 };
@@ -265,6 +267,36 @@ static char *channels_text(void)
 		return NULL;
 	}
 	return text;
+}
+
+/*
+ * The events' descriptions for a recorder (user/record_ust.c), which finds
+ * them through /proc/PID/fd: a memfd named tracer-ust-meta holding
+ * .tracer/events's text, replaced whole at each registration.
+ */
+void ust_texts_publish(const struct ust_texts *t)
+{
+	static int published = -1;
+	int fd = memfd_create(UST_META_MEMFD, MFD_CLOEXEC);
+	const char *from = t->events;
+	size_t left = strlen(from);
+
+	while (fd >= 0 && left) {
+		ssize_t n = write(fd, from, left);
+
+		if (n <= 0) {
+			close(fd);
+			return;
+		}
+		from += n;
+		left -= n;
+	}
+	if (fd < 0)
+		return;
+	ust_handoff(UST_HANDOFF_META, fd);
+	if (published >= 0)
+		close(published);
+	published = fd;
 }
 
 struct ust_texts *ust_texts_make(void)

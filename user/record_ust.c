@@ -1,0 +1,788 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * tracer record's user-space events: -e ust:PROVIDER:EVENT (globs) records
+ * what programs linked with libtracer-ust (user/ust/) write, into the same
+ * trace as the kernel's events, merged by their CLOCK_MONOTONIC timestamps.
+ *
+ * Finding them.  The command the recorder starts, and what it starts,
+ * send each buffer and event description as they make it (ust/handoff.h)
+ * to a socket they inherit, so even a program that lives a millisecond is
+ * read to its last record.  And every SCAN_NS the processes in the
+ * recording's scope (-a: all but the recorder; -p PID; else the command
+ * and its descendants) are looked through for the same memory, through
+ * /proc/PID/fd: its per-thread buffers and the description of its events
+ * (.tracer/events's text with the process's own event ids), so programs
+ * started before the recording are found too, without their help.  Once
+ * mapped here, the buffers of a program that ends are read to the end.
+ *
+ * Reading them.  Each buffer is mapped and read with the protocol's get
+ * and put, as the kernel's are (ringbuf.h).  Only a buffer's thread may
+ * close its open sub-buffer, so at the end of the recording the records
+ * of each open sub-buffer are copied (trb_copy_open(), as a dump does).
+ * The memory is another process's: each packet is copied before it is
+ * checked and rewritten, and a buffer whose tables point outside its
+ * memory is left.
+ *
+ * Into the trace.  One channel, "ust", whose streams ust_N are the
+ * buffers in the order found; each packet is rewritten for its stream
+ * (stream id, instance and cpu_id N) and each record for the trace's event
+ * ids, which count down from TR_MAX_EVENTS - 1 above the kernel's; records
+ * of events no -e selects are left out.  The channel's stream class and
+ * each new event's format (.tracer/events) and CTF class (metadata) are
+ * appended to the trace as they are found.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <event-parse.h>
+
+#include "session.h"
+#include "ctf.h"
+#include "packet.h"
+#include "ust/handoff.h"
+
+#define SCAN_NS		200000000ull	/* 200 ms */
+#define MAX_FIELDS	64
+#define NO_CLASS	(~0u)
+#define BUFFER_LINK	"/memfd:" UST_BUFFER_MEMFD " (deleted)"
+#define META_LINK	"/memfd:" UST_META_MEMFD " (deleted)"
+
+/* An event of one process: its id there, the trace's (NO_CLASS: not selected). */
+struct ust_class {
+	pid_t pid;
+	__u32 local;
+	__u32 id;
+};
+
+/* A trace-wide event: its format without the ID line, to find it again. */
+struct ust_event {
+	char *key;			/* "SYSTEM NAME\nFORMAT-WITHOUT-ID" */
+	__u32 id;
+};
+
+struct ust_buf {
+	pid_t pid;
+	dev_t dev;
+	ino_t ino;
+	void *region;
+	size_t size;
+	struct trb_buf rb;
+	unsigned int stream;		/* ust_N */
+	int fd;				/* the stream file */
+	int damaged;			/* its tables pointed outside it: left */
+};
+
+struct rec_ust {
+	const char **patterns;		/* PROVIDER:EVENT globs */
+	unsigned int npatterns;
+	__u32 channel;			/* the "ust" stream class */
+	struct ust_class *classes;
+	unsigned int nclasses;
+	struct ust_event *events;
+	unsigned int nevents;
+	struct ust_buf *bufs;
+	unsigned int nbufs;
+	ino_t *metas;			/* descriptions read, by inode */
+	unsigned int nmetas;
+	struct tep_handle *tep;
+	__u64 next_scan;
+	char *copy, *out;		/* a packet copied, and rewritten */
+	size_t copy_size;
+	unsigned long records, left_out;
+	pid_t *pids;			/* processes whose buffers were found */
+	unsigned int npids;
+	int sock;			/* the command's handoff socket, our end, or -1 */
+	int child_sock;			/* ... its end, until the command has it */
+};
+
+int rec_ust_split_specs(struct session *s, const char **specs, const char **filters,
+			unsigned int *channels, unsigned int *n, char *why, size_t whylen)
+{
+	const struct tr_record_opts *o = s->o;
+	struct rec_ust *u;
+	unsigned int i;
+
+	*n = 0;
+	for (i = 0; i < o->nevents; i++) {
+		if (!tr_ust_spec(o->events[i])) {
+			specs[*n] = o->events[i];
+			filters[*n] = o->filters ? o->filters[i] : NULL;
+			channels[*n] = o->event_channels ? o->event_channels[i] : 0;
+			++*n;
+			continue;
+		}
+		if ((o->filters && o->filters[i]) || (o->event_channels && o->event_channels[i])) {
+			snprintf(why, whylen, "-e %s: user-space events take no --filter and no @CHANNEL (they go to channel ust)",
+				 o->events[i]);
+			return -EINVAL;
+		}
+		if (o->flight_recorder || o->live) {
+			snprintf(why, whylen, "-e %s: user-space events are recorded by tracer record without --flight-recorder only, so far",
+				 o->events[i]);
+			return -EINVAL;
+		}
+		if (!strchr(o->events[i] + 4, ':')) {
+			snprintf(why, whylen, "-e %s: name them ust:PROVIDER:EVENT, e.g. ust:myapp:* or ust:*:*",
+				 o->events[i]);
+			return -EINVAL;
+		}
+		if (!s->ust && !(s->ust = calloc(1, sizeof(*s->ust))))
+			return -ENOMEM;
+		u = s->ust;
+		u->sock = u->child_sock = -1;
+		u->patterns = realloc(u->patterns, (u->npatterns + 1) * sizeof(*u->patterns));
+		if (!u->patterns)
+			return -ENOMEM;
+		u->patterns[u->npatterns++] = o->events[i] + 4;
+	}
+	return 0;
+}
+
+static int selected(const struct rec_ust *u, const char *system, const char *name)
+{
+	char full[256];
+	unsigned int i;
+
+	snprintf(full, sizeof(full), "%s:%s", system, name);
+	for (i = 0; i < u->npatterns; i++)
+		if (!fnmatch(u->patterns[i], full, 0))
+			return 1;
+	return 0;
+}
+
+static int append_at(int dir_fd, const char *name, const char *text, size_t len)
+{
+	int fd = openat(dir_fd, name, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, text, len);
+	close(fd);
+	return n == (ssize_t)len ? 0 : -EIO;
+}
+
+int rec_ust_start(struct session *s)
+{
+	struct rec_ust *u = s->ust;
+	char line[64], *text = NULL;
+	size_t len = 0;
+	FILE *f;
+	int err;
+
+	if (!u)
+		return 0;
+	if (s->nchannels >= TR_MAX_CHANNELS) {
+		rec_say("user-space events need a channel of their own, and %u are used already", s->nchannels);
+		return -EINVAL;
+	}
+	u->channel = s->nchannels;
+	u->tep = tep_alloc();
+	f = open_memstream(&text, &len);
+	if (!u->tep || !f)
+		return -ENOMEM;
+	tr_ctf_write_stream_class(f, u->channel);
+	fclose(f);
+	err = append_at(s->dir.fd, "metadata", text, len);
+	free(text);
+	snprintf(line, sizeof(line), "channel %u ust\n", u->channel);
+	if (!err)
+		err = append_at(s->dir.meta_fd, TR_TRACE_CHANNELS, line, strlen(line));
+	if (err)
+		rec_say("cannot declare the user-space events' channel in %s: %s", s->o->output, strerror(-err));
+	return err;
+}
+
+/* --- Events ------------------------------------------------------------------ */
+
+/* The format with its ID line saying id, for the trace. */
+static char *with_id(const char *format, size_t len, __u32 id)
+{
+	const char *line = strstr(format, "\nID: "), *end = line ? strchr(line + 1, '\n') : NULL;
+	char *out = NULL;
+
+	if (!end || end > format + len ||
+	    asprintf(&out, "%.*s\nID: %u%.*s", (int)(line - format), format, id,
+		     (int)(format + len - end), end) < 0)
+		return NULL;
+	return out;
+}
+
+/* Its CTF class and format appended to the trace: 0 or -errno. */
+static int declare(struct session *s, __u32 id, const char *system, const char *name,
+		   const char *format)
+{
+	struct rec_ust *u = s->ust;
+	struct tr_ctf_field fields[MAX_FIELDS];
+	struct tep_event *ev = NULL;
+	char full[256], *text = NULL, *entry = NULL;
+	size_t len = 0;
+	int nf, err;
+	FILE *f;
+
+	if (tep_parse_format(u->tep, &ev, format, strlen(format), system))
+		return -EINVAL;
+	nf = tr_ctf_fields_from_format(ev, fields, MAX_FIELDS);
+	if (nf < 0)
+		return nf;
+	snprintf(full, sizeof(full), "%s:%s", system, name);
+	f = open_memstream(&text, &len);
+	if (!f)
+		return -ENOMEM;
+	err = tr_ctf_write_event_class(f, &(struct tr_ctf_event_class) {
+		full, id, u->channel, fields, nf });
+	fclose(f);
+	if (!err)
+		err = append_at(s->dir.fd, "metadata", text, len);
+	if (!err && asprintf(&entry, "event %u %s %s %zu\n%s", id, system, name, strlen(format),
+			     format) < 0)
+		err = -ENOMEM;
+	if (!err)
+		err = append_at(s->dir.meta_fd, "events", entry, strlen(entry));
+	free(text);
+	free(entry);
+	return err;
+}
+
+/* The trace's id of this event, declared on first sight: NO_CLASS if it cannot be. */
+static __u32 trace_id(struct session *s, const char *system, const char *name,
+		      const char *format, size_t len)
+{
+	struct rec_ust *u = s->ust;
+	const char *after_id = strstr(format, "\nID: ");
+	char *key = NULL, *text;
+	unsigned int i;
+	__u32 id;
+
+	after_id = after_id ? strchr(after_id + 1, '\n') : NULL;
+	if (!after_id || after_id > format + len ||
+	    asprintf(&key, "%s %s\n%.*s", system, name, (int)(format + len - after_id), after_id) < 0)
+		return NO_CLASS;
+	for (i = 0; i < u->nevents; i++)
+		if (!strcmp(u->events[i].key, key)) {
+			free(key);
+			return u->events[i].id;
+		}
+	id = TR_MAX_EVENTS - 1 - u->nevents;
+	text = id >= s->events.count ? with_id(format, len, id) : NULL;
+	if (!text || declare(s, id, system, name, text) ||
+	    !(u->events = realloc(u->events, (u->nevents + 1) * sizeof(*u->events)))) {
+		rec_say("cannot add user-space event %s:%s to the trace", system, name);
+		free(text);
+		free(key);
+		return NO_CLASS;
+	}
+	free(text);
+	u->events[u->nevents++] = (struct ust_event) { key, id };
+	return id;
+}
+
+static int add_class(struct rec_ust *u, pid_t pid, __u32 local, __u32 id)
+{
+	struct ust_class *c = realloc(u->classes, (u->nclasses + 1) * sizeof(*c));
+
+	if (!c)
+		return -ENOMEM;
+	u->classes = c;
+	c[u->nclasses++] = (struct ust_class) { pid, local, id };
+	return 0;
+}
+
+/* A process's description of its events (ust_meta.c's text): each entry a class. */
+static void read_meta(struct session *s, pid_t pid, const char *text, size_t size)
+{
+	const char *p = text, *end = text + size;
+
+	while (p < end) {
+		char system[64], name[128];
+		unsigned int local;
+		size_t len;
+		int header;
+
+		if (sscanf(p, "event %u %63s %127s %zu\n%n", &local, system, name, &len, &header) != 4 ||
+		    len > (size_t)(end - p - header))
+			return;
+		add_class(s->ust, pid, local, selected(s->ust, system, name) ?
+			  trace_id(s, system, name, p + header, len) : NO_CLASS);
+		p += header + len;
+	}
+}
+
+static __u32 class_of(const struct rec_ust *u, pid_t pid, __u32 local)
+{
+	unsigned int i;
+
+	for (i = u->nclasses; i-- > 0;)
+		if (u->classes[i].pid == pid && u->classes[i].local == local)
+			return u->classes[i].id;
+	return NO_CLASS;
+}
+
+/* --- Finding buffers ---------------------------------------------------------- */
+
+/* The clock of the packet ends this side writes (trb_copy_open()). */
+static __u64 now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000u + ts.tv_nsec;
+}
+
+static pid_t parent_of(pid_t pid)
+{
+	char path[64], text[512], *close_paren;
+	FILE *f;
+	int ppid = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	if (fgets(text, sizeof(text), f) && (close_paren = strrchr(text, ')')))
+		sscanf(close_paren + 1, " %*c %d", &ppid);
+	fclose(f);
+	return ppid;
+}
+
+static int in_scope(const struct session *s, pid_t pid)
+{
+	int depth;
+
+	if (pid == (pid_t)s->self)
+		return 0;
+	if (s->o->system_wide)
+		return 1;
+	if (s->o->pid)
+		return pid == s->o->pid;
+	if (!s->command)
+		return 1;
+	for (depth = 0; pid > 1 && depth < 64; depth++, pid = parent_of(pid))
+		if (pid == s->command)
+			return 1;
+	return 0;
+}
+
+static int known_meta(const struct rec_ust *u, ino_t ino)
+{
+	unsigned int i;
+
+	for (i = 0; i < u->nmetas; i++)
+		if (u->metas[i] == ino)
+			return 1;
+	return 0;
+}
+
+static void take_meta(struct session *s, pid_t pid, int fd)
+{
+	struct rec_ust *u = s->ust;
+	struct stat st;
+	ino_t *metas;
+	char *text;
+
+	if (fstat(fd, &st) || known_meta(u, st.st_ino) || st.st_size <= 0 || st.st_size > (64 << 20))
+		return;
+	metas = realloc(u->metas, (u->nmetas + 1) * sizeof(*metas));
+	if (!metas)
+		return;
+	u->metas = metas;
+	metas[u->nmetas++] = st.st_ino;
+	text = malloc(st.st_size);
+	if (text && pread(fd, text, st.st_size, 0) == st.st_size)
+		read_meta(s, pid, text, st.st_size);
+	free(text);
+}
+
+static int known_buffer(const struct rec_ust *u, const struct stat *st)
+{
+	unsigned int i;
+
+	for (i = 0; i < u->nbufs; i++)
+		if (u->bufs[i].ino == st->st_ino && u->bufs[i].dev == st->st_dev)
+			return 1;
+	return 0;
+}
+
+static void note_pid(struct rec_ust *u, pid_t pid)
+{
+	unsigned int i;
+	pid_t *pids;
+
+	for (i = 0; i < u->npids; i++)
+		if (u->pids[i] == pid)
+			return;
+	pids = realloc(u->pids, (u->npids + 1) * sizeof(*pids));
+	if (pids) {
+		u->pids = pids;
+		pids[u->npids++] = pid;
+	}
+}
+
+/* Map a buffer found in pid's memory, and open its stream file. */
+static void take_buffer(struct session *s, pid_t pid, int fd)
+{
+	struct rec_ust *u = s->ust;
+	struct ust_buf *b;
+	struct stat st;
+	void *region;
+
+	if (fstat(fd, &st) || known_buffer(u, &st) || st.st_size < TR_CTL_SIZE)
+		return;
+	region = mmap(NULL, st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (region == MAP_FAILED)
+		return;
+	b = realloc(u->bufs, (u->nbufs + 1) * sizeof(*b));
+	if (!b) {
+		munmap(region, st.st_size);
+		return;
+	}
+	u->bufs = b;
+	b = &b[u->nbufs];
+	*b = (struct ust_buf) { .pid = pid, .dev = st.st_dev, .ino = st.st_ino, .region = region,
+				.size = st.st_size, .stream = u->nbufs, .fd = -1 };
+	/* Its geometry from its own control block, which must fit what was mapped. */
+	if (trb_attach(&b->rb, region, now_ns) ||
+	    TR_BUF_REGION_SIZE(b->rb.subbuf_size, 1u << b->rb.nsubbuf_order) > (__u64)st.st_size ||
+	    b->rb.stream_id >= TR_MAX_CHANNELS)
+		b->damaged = 1;
+	b->fd = tr_trace_dir_stream_file(&s->dir, "ust", b->stream);
+	if (b->fd < 0) {
+		rec_say("cannot create stream ust_%u in %s: %s", b->stream, s->o->output,
+			strerror(-b->fd));
+		b->damaged = 1;
+	}
+	if (b->rb.subbuf_size > u->copy_size && !b->damaged) {
+		free(u->copy);
+		free(u->out);
+		u->copy = malloc(b->rb.subbuf_size);
+		u->out = malloc(b->rb.subbuf_size);
+		u->copy_size = u->copy && u->out ? b->rb.subbuf_size : 0;
+		b->damaged = !u->copy_size;
+	}
+	note_pid(u, pid);
+	u->nbufs++;
+}
+
+static void scan_process(struct session *s, pid_t pid)
+{
+	char path[32], link[64], target[64];
+	struct dirent *de;
+	int pass;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd", pid);
+	d = opendir(path);
+	if (!d)
+		return;
+	/* Descriptions first: a buffer's records need them. */
+	for (pass = 0; pass < 2; pass++) {
+		rewinddir(d);
+		while ((de = readdir(d))) {
+			ssize_t n;
+			int fd;
+
+			snprintf(link, sizeof(link), "%s/%.16s", path, de->d_name);
+			n = readlink(link, target, sizeof(target) - 1);
+			if (n <= 0)
+				continue;
+			target[n] = 0;
+			if (strcmp(target, pass ? BUFFER_LINK : META_LINK))
+				continue;
+			fd = open(link, (pass ? O_RDWR : O_RDONLY) | O_CLOEXEC);
+			if (fd < 0)
+				continue;
+			if (pass)
+				take_buffer(s, pid, fd);
+			else
+				take_meta(s, pid, fd);
+			close(fd);
+		}
+	}
+	closedir(d);
+}
+
+static void scan(struct session *s)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+
+	while (d && (de = readdir(d))) {
+		pid_t pid = isdigit((unsigned char)de->d_name[0]) ? atoi(de->d_name) : 0;
+
+		if (pid > 0 && in_scope(s, pid))
+			scan_process(s, pid);
+	}
+	if (d)
+		closedir(d);
+}
+
+/*
+ * The command's socket (ust/handoff.h): a datagram socket pair, the
+ * command's end named in the environment it inherits; the kernel adds each
+ * sender's credentials, which say whose memory a descriptor is.
+ */
+int rec_ust_command_socket(struct session *s)
+{
+	struct rec_ust *u = s->ust;
+	char number[16];
+	int sv[2], on = 1;
+
+	if (!u || !s->o->command)
+		return 0;
+	if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv))
+		return -errno;
+	u->sock = sv[0];
+	u->child_sock = sv[1];
+	snprintf(number, sizeof(number), "%d", sv[1]);
+	if (setsockopt(sv[0], SOL_SOCKET, SO_PASSCRED, &on, sizeof(on)) ||
+	    fcntl(sv[0], F_SETFL, O_NONBLOCK) || setenv(UST_HANDOFF_ENV, number, 1))
+		return -errno;
+	return tr_waiter_watch(&s->waiter, sv[0], EPOLLIN);
+}
+
+void rec_ust_in_command(struct session *s)
+{
+	if (s->ust && s->ust->child_sock >= 0)
+		fcntl(s->ust->child_sock, F_SETFD, 0);
+}
+
+void rec_ust_command_started(struct session *s)
+{
+	if (!s->ust || s->ust->child_sock < 0)
+		return;
+	close(s->ust->child_sock);
+	s->ust->child_sock = -1;
+	unsetenv(UST_HANDOFF_ENV);
+}
+
+/* What the command's processes sent: their descriptions and buffers. */
+static void receive(struct session *s)
+{
+	struct rec_ust *u = s->ust;
+
+	for (;;) {
+		char control[CMSG_SPACE(sizeof(struct ucred)) + CMSG_SPACE(sizeof(int))], kind;
+		struct iovec iov = { .iov_base = &kind, .iov_len = 1 };
+		struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control,
+				      .msg_controllen = sizeof(control) };
+		struct cmsghdr *c;
+		pid_t pid = 0;
+		int fd = -1;
+
+		if (u->sock < 0 || recvmsg(u->sock, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) != 1)
+			return;
+		for (c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+			if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS)
+				pid = ((struct ucred *)CMSG_DATA(c))->pid;
+			if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
+			    c->cmsg_len == CMSG_LEN(sizeof(int)))
+				memcpy(&fd, CMSG_DATA(c), sizeof(int));
+		}
+		if (fd >= 0 && pid > 0 && kind == UST_HANDOFF_META)
+			take_meta(s, pid, fd);
+		else if (fd >= 0 && pid > 0 && kind == UST_HANDOFF_BUFFER)
+			take_buffer(s, pid, fd);
+		if (fd >= 0)
+			close(fd);
+	}
+}
+
+/* --- Reading buffers ---------------------------------------------------------- */
+
+static __u64 align8(__u64 v)
+{
+	return (v + TR_RECORD_ALIGN - 1) & ~(__u64)(TR_RECORD_ALIGN - 1);
+}
+
+/*
+ * u->copy (a packet of b, checked) rewritten into u->out for the trace:
+ * its stream, and the selected records with the trace's event ids.
+ */
+static void rewrite(struct rec_ust *u, const struct ust_buf *b)
+{
+	const struct tr_packet_header *h = (const void *)u->copy;
+	struct tr_packet_header *o = (void *)u->out;
+	struct tr_packet_iter it;
+	const struct tr_event_header *e;
+	const char *problem;
+	__u64 to = sizeof(*o), end = to, on_disk;
+
+	*o = *h;
+	o->stream_id = u->channel;
+	o->stream_instance_id = o->cpu_id = b->stream;
+	tr_packet_iter_init(&it, u->copy);
+	while ((e = tr_packet_next(&it, &problem))) {
+		__u32 id = class_of(u, b->pid, e->id);
+		struct tr_event_header *copy = (void *)(u->out + align8(to));
+		__u16 common_type = id;
+
+		if (id == NO_CLASS) {
+			u->left_out++;
+			continue;
+		}
+		to = align8(to);
+		memcpy(copy, e, sizeof(*e) + e->size);
+		copy->id = id;
+		if (e->size >= sizeof(common_type))
+			memcpy(copy + 1, &common_type, sizeof(common_type));
+		to += sizeof(*e) + e->size;
+		end = to;
+		u->records++;
+	}
+	on_disk = (end + TR_PACKET_ALIGN - 1) & ~(__u64)(TR_PACKET_ALIGN - 1);
+	if (on_disk > b->rb.subbuf_size)
+		on_disk = b->rb.subbuf_size;
+	memset(u->out + end, 0, on_disk - end);
+	o->content_size = end * 8;
+	o->packet_size = on_disk * 8;
+}
+
+static int store(struct session *s, struct ust_buf *b)
+{
+	struct rec_ust *u = s->ust;
+	unsigned long before = u->records;
+
+	if (tr_packet_header_problem((const void *)u->copy, b->rb.subbuf_size))
+		return 0;
+
+	rewrite(u, b);
+	s->records += u->records - before;
+	s->bytes += ((const struct tr_packet_header *)u->out)->packet_size / 8;
+	return tr_ctf_write_packet(b->fd, u->out);
+}
+
+/* Whether the sub-buffer the reader holds lies inside the mapping (another process wrote the tables). */
+static int inside(const struct ust_buf *b, const char *packet)
+{
+	const char *data = (const char *)b->region + TR_CTL_SIZE;
+
+	return packet >= data &&
+	       packet + b->rb.subbuf_size <= (const char *)b->region + b->size;
+}
+
+static void drain(struct session *s, struct ust_buf *b)
+{
+	struct rec_ust *u = s->ust;
+	const char *packet;
+	__u64 pos;
+
+	while (!b->damaged && !s->write_error && !trb_get_subbuf(&b->rb, &pos, &packet)) {
+		if (!inside(b, packet)) {
+			b->damaged = 1;
+			rec_say("user-space buffer of pid %d points outside itself: left", b->pid);
+			break;
+		}
+		memcpy(u->copy, packet, b->rb.subbuf_size);
+		trb_put_subbuf(&b->rb, pos);
+		s->write_error = store(s, b);
+	}
+}
+
+
+void rec_ust_consume(struct session *s)
+{
+	struct rec_ust *u = s->ust;
+	__u64 now;
+	unsigned int i;
+
+	if (!u || !s->recording)
+		return;
+	receive(s);
+	now = now_ns();
+	if (now >= u->next_scan) {
+		scan(s);
+		u->next_scan = now + SCAN_NS;
+	}
+	for (i = 0; i < u->nbufs; i++)
+		drain(s, &u->bufs[i]);
+}
+
+void rec_ust_finish(struct session *s)
+{
+	struct rec_ust *u = s->ust;
+	unsigned int i;
+
+	if (!u || !s->recording)
+		return;
+	receive(s);
+	scan(s);
+	for (i = 0; i < u->nbufs && !s->write_error; i++) {
+		struct ust_buf *b = &u->bufs[i];
+		__u64 pos;
+		int tries;
+		long n = -EAGAIN;
+
+		drain(s, b);
+		if (b->damaged)
+			continue;
+		/* The records of the open sub-buffer: its thread may still be writing one. */
+		for (tries = 0; n == -EAGAIN && tries < 100; tries++)
+			n = trb_copy_open(&b->rb, u->copy, &pos);
+		if (n > 0)
+			s->write_error = store(s, b);
+	}
+}
+
+void rec_ust_summary(const struct session *s)
+{
+	const struct rec_ust *u = s->ust;
+	__u64 lost = 0, overwritten = 0;
+	unsigned int i;
+
+	if (!u)
+		return;
+	for (i = 0; i < u->nbufs; i++)
+		if (!u->bufs[i].damaged) {
+			lost += trb_lost(&u->bufs[i].rb);
+			overwritten += u->bufs[i].rb.ctl->records_overrun;
+		}
+	fprintf(stderr, "  user space: %lu events from %u process%s (%u buffers); lost %llu, overwritten %llu\n",
+		u->records, u->npids, u->npids == 1 ? "" : "es", u->nbufs,
+		(unsigned long long)lost, (unsigned long long)overwritten);
+	if (!u->nbufs)
+		fprintf(stderr, "  user space: no process linked with libtracer-ust was found in the recording's scope (the command, -p PID, or -a)\n");
+}
+
+void rec_ust_close(struct session *s)
+{
+	struct rec_ust *u = s->ust;
+	unsigned int i;
+
+	if (!u)
+		return;
+	if (u->sock >= 0)
+		close(u->sock);
+	if (u->child_sock >= 0)
+		close(u->child_sock);
+	for (i = 0; i < u->nbufs; i++) {
+		munmap(u->bufs[i].region, u->bufs[i].size);
+		if (u->bufs[i].fd >= 0)
+			close(u->bufs[i].fd);
+	}
+	for (i = 0; i < u->nevents; i++)
+		free(u->events[i].key);
+	if (u->tep)
+		tep_free(u->tep);
+	free(u->bufs);
+	free(u->events);
+	free(u->classes);
+	free(u->metas);
+	free(u->pids);
+	free(u->patterns);
+	free(u->copy);
+	free(u->out);
+	free(u);
+	s->ust = NULL;
+}

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * How tracer record finds libtracer-ust's memory: what the library
+ * (ust.c, ust_meta.c, ust_handoff.c) and the recorder (user/record_ust.c)
+ * agree on.
+ */
+#ifndef TRACER_UST_HANDOFF_H
+#define TRACER_UST_HANDOFF_H
+
+/* memfd names, seen in /proc/PID/fd as "/memfd:NAME (deleted)". */
+#define UST_BUFFER_MEMFD	"tracer-ust"		/* a buffer (layout.h's region) */
+#define UST_META_MEMFD		"tracer-ust-meta"	/* .tracer/events's text, the process's ids */
+
+/* The recorder's datagram socket a command it starts inherits, by number. */
+#define UST_HANDOFF_ENV		"TRACER_UST_FD"
+
+/* Each datagram: one of these bytes, and the memfd (SCM_RIGHTS). */
+#define UST_HANDOFF_META	'm'
+#define UST_HANDOFF_BUFFER	'b'
+
+#endif /* TRACER_UST_HANDOFF_H */
