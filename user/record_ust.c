@@ -727,9 +727,14 @@ void rec_ust_finish(struct session *s)
 		drain(s, b);
 		if (b->damaged)
 			continue;
-		/* The records of the open sub-buffer: its thread may still be writing one. */
-		for (tries = 0; n == -EAGAIN && tries < 100; tries++)
-			n = trb_copy_open(&b->rb, u->copy, &pos);
+		/*
+		 * The records of the open sub-buffer: its thread may be writing
+		 * one, or have died writing it (then those before it).
+		 */
+		for (tries = 0; n == -EAGAIN && tries < 1000; tries++)
+			n = trb_copy_open(&b->rb, u->copy, &pos, 1);
+		if (n == -EAGAIN)
+			n = trb_copy_open(&b->rb, u->copy, &pos, 0);
 		if (n > 0)
 			s->write_error = store(s, b);
 	}

@@ -673,18 +673,61 @@ static inline int trb_copy_delivered(const struct trb_buf *b, __u64 pos, char *c
 }
 
 /*
+ * The end of the records of a copied sub-buffer (content bytes) that are
+ * committed, given the bytes committed: those before the first record not
+ * committed.  A buffer's writers (a CPU's, a thread's) nest, so the
+ * records not committed are one a writer stopped in, and any nested in it
+ * after: the committed bytes are those before it (a record's padding is
+ * committed with it, I3), plus those of nested records committed.  So the
+ * first not committed starts at the last record boundary k with
+ * 0 <= committed - k <= the bytes of the records after the one at k: at
+ * a writer that died in its last record, the boundary where committed
+ * ends.
+ */
+static inline __u64 trb_committed_end(const char *copy, __u64 content, __u64 committed)
+{
+	__u64 at = sizeof(struct tr_packet_header), end = at, rest = 0, best = at;
+
+	/* The records' end, and the bytes of all but the first. */
+	while (at + sizeof(struct tr_event_header) <= content) {
+		const struct tr_event_header *e = (const struct tr_event_header *)(copy + at);
+		__u64 next = at + sizeof(*e) + e->size;
+
+		if (next > content)
+			break;
+		end = next;
+		at = trb_record_align(next);
+	}
+	rest = end - sizeof(struct tr_packet_header);
+	for (at = sizeof(struct tr_packet_header); at < end;) {
+		const struct tr_event_header *e = (const struct tr_event_header *)(copy + at);
+		__u64 next = at + sizeof(*e) + e->size, after = trb_record_align(next);
+
+		rest -= (after < end ? after : end) - at;
+		if (committed >= at && committed - at <= rest)
+			best = at;
+		at = after;
+	}
+	return committed >= end ? end : best;
+}
+
+/*
  * Copy the sub-buffer writers are filling, up to write_count, into copy
  * (subbuf_size bytes) as a packet of its own, without writing a word of
  * the buffer: a reader may not close it (trb_flush() is a writer's, and
  * the writer of a per-thread buffer uses local operations, see
- * ringbuf_atomic.h).  The copy is taken only when every byte reserved in
- * it is committed (I3), and kept only if no writer entered the same
- * index in a later lap while it was read: the bytes of committed records
- * do not change until then.  Returns the content bytes copied, with the
- * sub-buffer's position in *pos, 0 when the sub-buffer at write_count is
- * empty, or -EAGAIN when a record is being written or the writer moved on.
+ * ringbuf_atomic.h).  With whole set, the copy is taken only when every
+ * byte reserved in it is committed (I3); without, it holds the records
+ * before the first one not committed (trb_committed_end()): for a buffer
+ * whose writer was stopped in the middle of a record for good (its
+ * process died, or is dying of a fatal signal).  It is kept only if no
+ * writer entered the same index in a later lap while it was read: the
+ * bytes of committed records do not change until then.  Returns the
+ * content bytes copied, with the sub-buffer's position in *pos, 0 when no
+ * record of the sub-buffer at write_count is there to copy, or -EAGAIN
+ * when a record is being written (whole) or the writer moved on.
  */
-static inline long trb_copy_open(const struct trb_buf *b, char *copy, __u64 *pos)
+static inline long trb_copy_open(const struct trb_buf *b, char *copy, __u64 *pos, int whole)
 {
 	const struct tr_buf_ctl *ctl = b->ctl;
 	__u64 w = trb_read_acquire(&ctl->write_count);
@@ -692,16 +735,21 @@ static inline long trb_copy_open(const struct trb_buf *b, char *copy, __u64 *pos
 	__u32 idx = trb_sb_index(b, w);
 	__u64 cc = trb_read_acquire(&ctl->commit[idx].cc);
 	__u64 id = trb_read_acquire(&ctl->sbid[idx]);
+	__u64 committed = (cc - trb_lap_commit(b, sb)) & b->commit_mask;
 
 	if (!content)
 		return 0;
-	if (((cc - content) & b->commit_mask) != trb_lap_commit(b, sb) || (id & TR_SBID_NOREF) ||
-	    !trb_phys_ok(b, id))
+	if ((whole && committed != content) || committed > content ||
+	    (id & TR_SBID_NOREF) || !trb_phys_ok(b, id))
 		return -EAGAIN;
 	__builtin_memcpy(copy, trb_phys_addr(b, trb_sbid_phys(id)), content);
 	trb_read_fence();
 	if (trb_read(&ctl->write_count) - sb >= b->buf_size)
 		return -EAGAIN;
+	if (!whole)
+		content = trb_committed_end(copy, content, committed);
+	if (content <= sizeof(struct tr_packet_header))
+		return 0;
 	trb_packet_end(b, copy, content, b->clock());
 	*pos = sb;
 	return content;

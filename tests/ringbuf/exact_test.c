@@ -395,6 +395,48 @@ static void test_counters_near_wrap_give_same_packets_overwrite(void)
 	counters_near_wrap_give_same_packets(TR_MODE_OVERWRITE);
 }
 
+/*
+ * trb_copy_open(): the open sub-buffer copied without writing the buffer.
+ * Whole: only once every reserved byte is committed.  Else the records
+ * before the first not committed: a writer that died in the middle of a
+ * record, and one that died in a record that a nested one (committed)
+ * interrupted.
+ */
+static void test_copy_open_takes_committed_records(void)
+{
+	struct tr_ubuf u = make_buf(4, TR_MODE_DISCARD, 0);
+	const struct trb_buf *b = &u.rb;
+	const struct tr_packet_header *h;
+	struct trb_slot dying, nested;
+	char copy[SB];
+	__u64 pos = 1;
+
+	EXPECT_EQ(trb_copy_open(b, copy, &pos, 1), 0);		/* nothing yet */
+	REQUIRE_EQ(write_records(b, 2, 40), 2);
+	EXPECT_EQ(trb_copy_open(b, copy, &pos, 1), HDR + REC(40) + EVH + 40);
+	EXPECT_EQ(pos, 0);
+	h = (const void *)copy;
+	EXPECT_EQ(h->content_size, 8 * (HDR + REC(40) + EVH + 40));
+	EXPECT_EQ(h->packet_size, 8 * SB);
+	EXPECT(!tr_packet_header_problem(h, SB));
+	/* Dies in the middle of a third record. */
+	REQUIRE_EQ(trb_reserve(b, &dying, 3, 24, TASK), 0);
+	EXPECT_EQ(trb_copy_open(b, copy, &pos, 1), -EAGAIN);
+	EXPECT_EQ(trb_copy_open(b, copy, &pos, 0), HDR + REC(40) + EVH + 40);
+	/* ... after a signal handler's record went in and was committed. */
+	REQUIRE_EQ(trb_reserve(b, &nested, 4, 64, TASK), 0);
+	trb_commit(b, &nested);
+	EXPECT_EQ(trb_copy_open(b, copy, &pos, 1), -EAGAIN);
+	EXPECT_EQ(trb_copy_open(b, copy, &pos, 0), HDR + REC(40) + EVH + 40);
+	/* Once it is committed, all of it. */
+	trb_commit(b, &dying);
+	EXPECT_EQ(trb_copy_open(b, copy, &pos, 0), HDR + 2 * REC(40) + REC(24) + EVH + 64);
+	EXPECT_EQ(trb_copy_open(b, copy, &pos, 1), HDR + 2 * REC(40) + REC(24) + EVH + 64);
+	/* Nothing was written: the sub-buffer is still open, not delivered. */
+	EXPECT(!trb_subbuf_ready(b));
+	tr_ubuf_destroy(&u);
+}
+
 static void test_bad_geometry_is_refused_with_reason(void)
 {
 	static const struct { __u64 size; __u64 n; const char *why; } bad[] = {
@@ -490,6 +532,7 @@ int main(void)
 	TAP_RUN(test_wrap_over_open_reservation_overwrite);
 	TAP_RUN(test_counters_near_wrap_give_same_packets_discard);
 	TAP_RUN(test_counters_near_wrap_give_same_packets_overwrite);
+	TAP_RUN(test_copy_open_takes_committed_records);
 	TAP_RUN(test_bad_geometry_is_refused_with_reason);
 	TAP_RUN(test_attach_refuses_corrupt_control_block);
 	TAP_RUN(test_packet_checks_catch_corruption);

@@ -142,18 +142,25 @@ static void end_after_records(char *copy, __u64 content)
 	}
 }
 
-/* The open sub-buffer, once no record in it is being written (or after OPEN_RETRIES looks). */
+/*
+ * The open sub-buffer, once no record in it is being written; after
+ * OPEN_RETRIES looks its writer is taken to be stopped for good (this
+ * thread, dying of a signal in the middle of a record): the records
+ * before that one.
+ */
 static long copy_open(struct stream *s, __u64 *pos)
 {
 	long content;
 	int tries;
 
 	for (tries = 0; tries < OPEN_RETRIES; tries++) {
-		content = trb_copy_open(&s->b->rb, s->scratch, pos);
+		content = trb_copy_open(&s->b->rb, s->scratch, pos, 1);
 		if (content != -EAGAIN)
 			break;
 		sched_yield();
 	}
+	if (content == -EAGAIN)
+		content = trb_copy_open(&s->b->rb, s->scratch, pos, 0);
 	if (content > 0)
 		end_after_records(s->scratch, content);
 	return content;
