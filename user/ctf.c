@@ -204,11 +204,9 @@ int tr_ctf_write_metadata(FILE *out, const struct tr_ctf_trace *trace)
 	return fflush(out) ? -errno : 0;
 }
 
-int tr_ctf_write_packet(int fd, const void *packet)
+int tr_ctf_write_all(int fd, const void *bytes, size_t left)
 {
-	const struct tr_packet_header *h = packet;
-	const char *from = packet;
-	size_t left = h->packet_size / 8;
+	const char *from = bytes;
 
 	while (left) {
 		ssize_t n = write(fd, from, left);
@@ -221,4 +219,9 @@ int tr_ctf_write_packet(int fd, const void *packet)
 		left -= n;
 	}
 	return 0;
+}
+
+int tr_ctf_write_packet(int fd, const void *packet)
+{
+	return tr_ctf_write_all(fd, packet, ((const struct tr_packet_header *)packet)->packet_size / 8);
 }

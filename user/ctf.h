@@ -108,6 +108,9 @@ int tr_ctf_write_metadata(FILE *out, const struct tr_ctf_trace *trace);
 void tr_ctf_write_stream_class(FILE *out, __u32 id);
 int tr_ctf_write_event_class(FILE *out, const struct tr_ctf_event_class *c);
 
+/* Write all of len bytes, across short writes and signals (async-signal-safe); 0 or -errno. */
+int tr_ctf_write_all(int fd, const void *bytes, size_t len);
+
 /* Append a delivered packet to a stream file: its packet_size bytes; 0 or -errno. */
 int tr_ctf_write_packet(int fd, const void *packet);
 

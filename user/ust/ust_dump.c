@@ -31,21 +31,6 @@
 static int dumping;
 static const char *signal_dir[NSIG];
 
-static int write_all(int fd, const char *from, size_t left)
-{
-	while (left) {
-		ssize_t n = write(fd, from, left);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		from += n;
-		left -= n;
-	}
-	return 0;
-}
-
 static int write_text(int dir_fd, const char *name, const char *text)
 {
 	int fd = openat(dir_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -53,7 +38,7 @@ static int write_text(int dir_fd, const char *name, const char *text)
 
 	if (fd < 0)
 		return -errno;
-	err = write_all(fd, text, strlen(text));
+	err = tr_ctf_write_all(fd, text, strlen(text));
 	close(fd);
 	return err;
 }
