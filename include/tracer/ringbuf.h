@@ -583,6 +583,14 @@ static inline __u64 trb_lost(const struct trb_buf *b)
 /* --- Reader (one at a time per buffer) ---------------------------------- */
 
 /*
+ * Retries of trb_get_subbuf() before it says -EAGAIN.  Each follows a
+ * writer's move of consumed or of the table, so a sound buffer needs one
+ * or two; one whose table stays inconsistent (another process's, after a
+ * stray write into it) must not hold the reader forever.
+ */
+#define TRB_GET_TRIES	1024
+
+/*
  * Take the next delivered sub-buffer (I4, I6).  Returns 0 with its
  * position and bytes, which stay unchanged until trb_put_subbuf(), or
  * -EAGAIN when none is ready.
@@ -591,8 +599,9 @@ static inline int trb_get_subbuf(const struct trb_buf *b, __u64 *pos,
 				 const char **packet)
 {
 	struct tr_buf_ctl *ctl = b->ctl;
+	int tries;
 
-	for (;;) {
+	for (tries = 0; tries < TRB_GET_TRIES; tries++) {
 		__u64 consumed = trb_read_acquire(&ctl->consumed);
 		__u32 idx = trb_sb_index(b, consumed);
 		__u64 cc_sb = trb_read_acquire(&ctl->commit[idx].cc_sb);
@@ -613,6 +622,7 @@ static inline int trb_get_subbuf(const struct trb_buf *b, __u64 *pos,
 		*packet = trb_phys_addr(b, trb_sbid_phys(id));
 		return 0;
 	}
+	return -EAGAIN;
 }
 
 /* Is the sub-buffer at consumed delivered, for trb_get_subbuf() to take (I4)? */
