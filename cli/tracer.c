@@ -133,6 +133,13 @@ static const char usage_snapshot[] =
 "  -o, --output DIR       the directory a tracer record --flight-recorder writes into (default tracer.data)\n"
 "Writes what its buffers hold now as DIR/snapshot-N, as kill -USR2 does.\n";
 
+static const char usage_ust[] =
+"usage: tracer ust dump PID [-o DIR] [-f]\n"
+"  -o, --output DIR       trace directory (default tracer-ust-PID)\n"
+"  -f, --force            replace an existing trace directory; the previous one is kept as DIR.old\n"
+"Writes the events in the libtracer-ust buffers of process PID as they are, as a trace\n"
+"(nothing is taken from a recording that reads them). Root, or the process's user.\n";
+
 static const char usage_list[] =
 "usage: tracer list [GLOB]\n"
 "       tracer list --functions [GLOB]\n"
@@ -149,6 +156,7 @@ static const char usage[] =
 "  top      what the machine does now, live: tasks, system calls, events, CPUs\n"
 "  list     list the tracepoints (or kernel functions, USDT probes), optionally those matching a glob\n"
 "  snapshot ask a flight recorder (record --flight-recorder) for a snapshot\n"
+"  ust      write a running program's libtracer-ust events as a trace: tracer ust dump PID\n"
 "  help     print a command's options: tracer help COMMAND\n"
 "tracer --version prints the version.\n";
 
@@ -1040,6 +1048,44 @@ static int cmd_snapshot(int argc, char **argv)
 	return 0;
 }
 
+static int cmd_ust(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "force", no_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	const char *dir = NULL;
+	char fallback[64], *end;
+	int c, force = 0;
+	long pid;
+
+	while ((c = getopt_long(argc, argv, "o:fh", options, NULL)) != -1) {
+		if (c == 'h') {
+			fputs(usage_ust, stdout);
+			return 0;
+		}
+		if (c == 'o')
+			dir = optarg;
+		else if (c == 'f')
+			force = 1;
+		else
+			return bad_option();
+	}
+	if (optind + 2 != argc || strcmp(argv[optind], "dump")) {
+		fprintf(stderr, "%s: expected dump PID\n%s", me, usage_ust);
+		return 2;
+	}
+	pid = strtol(argv[optind + 1], &end, 10);
+	if (*end || pid <= 0 || pid > INT_MAX) {
+		refuse("dump", argv[optind + 1], "not a process id");
+		return 2;
+	}
+	snprintf(fallback, sizeof(fallback), "tracer-ust-%ld", pid);
+	return tr_ust_dump(pid, dir ? dir : fallback, force) ? 1 : 0;
+}
+
 static const struct command {
 	const char *name;
 	int (*run)(int argc, char **argv);
@@ -1051,6 +1097,7 @@ static const struct command {
 	{ "list", cmd_list, usage_list },
 	{ "snapshot", cmd_snapshot, usage_snapshot },
 	{ "top", cmd_top, usage_top },
+	{ "ust", cmd_ust, usage_ust },
 };
 
 static const struct command *find_command(const char *name)

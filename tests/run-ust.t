@@ -203,10 +203,57 @@ if [ "$(id -u)" = 0 ]; then
 			{ echo "# $ticks ticks: $(head -n 1 "$work/ticks") to $(tail -n 1 "$work/ticks")"; diag "$work/rec.err"; return 1; }
 	}
 	check "record -p PID: a program that started before is found, its events contiguous" found_by_pid
+
+	# tracer ust dump PID, twice, during a recording of the same program:
+	# snapshots (the second holds the first), and the recording misses nothing.
+	dump_pid() {
+		local pid first second
+		"$USTCHECK" ticks 400 10 2>/dev/null &
+		pid=$!
+		sleep 0.3
+		"$TRACER" record -e 'ust:*:*' -p "$pid" --duration 2 -o "$work/dumprec" >/dev/null 2>"$work/rec.err" &
+		local rec=$!
+		sleep 0.8
+		"$TRACER" ust dump "$pid" -o "$work/dump1" 2>"$work/dump.err" &&
+			sleep 0.3 && "$TRACER" ust dump "$pid" -o "$work/dump2" 2>>"$work/dump.err" ||
+			{ diag "$work/dump.err"; kill "$pid" "$rec"; return 1; }
+		wait "$rec"
+		kill "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+		ticks_of() { "$TRACER" report "$1" | grep -o ' ust:tick: i=[0-9]*' | sed 's/.*=//'; }
+		ticks_of "$work/dump1" >"$work/t1"
+		ticks_of "$work/dump2" >"$work/t2"
+		ticks_of "$work/dumprec" >"$work/t3"
+		first=$(wc -l <"$work/t1")
+		second=$(wc -l <"$work/t2")
+		[ "$first" -ge 50 ] && [ "$(head -n 1 "$work/t1")" = 0 ] &&
+			[ "$(tail -n 1 "$work/t1")" = $((first - 1)) ] && [ "$second" -gt "$first" ] &&
+			[ "$(head -n "$first" "$work/t2" | cmp - "$work/t1" && echo same)" = same ] &&
+			[ "$(babeltrace2 "$work/dump2" | grep -c ' ust:tick: ')" = "$second" ] &&
+			[ "$(head -n 1 "$work/t3")" = 0 ] &&
+			[ $(($(tail -n 1 "$work/t3") + 1)) = "$(wc -l <"$work/t3")" ] &&
+			[ "$(tail -n 1 "$work/t3")" -gt "$(tail -n 1 "$work/t2")" ] ||
+			{ echo "# dumps $first, $second; recording $(wc -l <"$work/t3")"; diag "$work/dump.err" "$work/rec.err"; return 1; }
+	}
+	check "ust dump PID: snapshots of a running program, nothing taken from its recording" dump_pid
 else
 	skip "record -- CMD: user and kernel events in one trace" "recording needs root here"
 	skip "record -e 'ust:hanoi:*'" "recording needs root here"
+	skip "ust dump PID during a recording" "recording needs root here"
 	skip "record -p PID: a program that started before is found" "recording needs root here"
 fi
+
+# Refused in one line, nothing created.
+dump_refused() {
+	"$TRACER" ust dump 999999999 -o "$work/none" 2>"$work/err"
+	local gone=$?
+	"$TRACER" ust dump $$ -o "$work/none" 2>>"$work/err"
+	local without=$?
+	[ "$gone" = 1 ] && [ "$without" = 1 ] && [ ! -e "$work/none" ] && [ "$(wc -l <"$work/err")" = 2 ] &&
+		grep -q 'process 999999999 has no libtracer-ust buffers that can be read (no such process)' "$work/err" &&
+		grep -q "process $$ has no libtracer-ust buffers that can be read (not linked" "$work/err" ||
+		{ diag "$work/err"; return 1; }
+}
+check "ust dump of no process, of a process without the library: one line each, exit 1" dump_refused
 
 echo "1..$n"

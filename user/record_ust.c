@@ -23,6 +23,9 @@
  * checked and rewritten, and a buffer whose tables point outside its
  * memory is left.
  *
+ * tracer ust dump PID reads a running process's buffers the same way,
+ * read-only: what they hold as they are, nothing taken (tr_ust_dump()).
+ *
  * Into the trace.  One channel, "ust", whose streams ust_N are the
  * buffers in the order found; each packet is rewritten for its stream
  * (stream id, instance and cpu_id N) and each record for the trace's event
@@ -43,6 +46,7 @@
 #include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -103,6 +107,7 @@ struct rec_ust {
 	unsigned long records, left_out;
 	pid_t *pids;			/* processes whose buffers were found */
 	unsigned int npids;
+	int readonly;			/* a dump's: nothing written into the buffers */
 	int sock;			/* the command's handoff socket, our end, or -1 */
 	int child_sock;			/* ... its end, until the command has it */
 };
@@ -440,7 +445,8 @@ static void take_buffer(struct session *s, pid_t pid, int fd)
 
 	if (fstat(fd, &st) || known_buffer(u, &st) || st.st_size < TR_CTL_SIZE)
 		return;
-	region = mmap(NULL, st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	region = mmap(NULL, st.st_size, PROT_READ | (u->readonly ? 0 : PROT_WRITE), MAP_SHARED,
+		      fd, 0);
 	if (region == MAP_FAILED)
 		return;
 	b = realloc(u->bufs, (u->nbufs + 1) * sizeof(*b));
@@ -475,42 +481,49 @@ static void take_buffer(struct session *s, pid_t pid, int fd)
 	u->nbufs++;
 }
 
-static void scan_process(struct session *s, pid_t pid)
+/*
+ * Each of pid's descriptors that is the library's memory of this kind
+ * (BUFFER_LINK, META_LINK), opened, to take (s NULL: only counted).
+ * How many there are.
+ */
+static unsigned int each_memfd(struct session *s, pid_t pid, const char *kind,
+			       void (*take)(struct session *s, pid_t pid, int fd))
 {
 	char path[32], link[64], target[64];
+	unsigned int found = 0;
 	struct dirent *de;
-	int pass;
 	DIR *d;
 
 	snprintf(path, sizeof(path), "/proc/%d/fd", pid);
 	d = opendir(path);
-	if (!d)
-		return;
-	/* Descriptions first: a buffer's records need them. */
-	for (pass = 0; pass < 2; pass++) {
-		rewinddir(d);
-		while ((de = readdir(d))) {
-			ssize_t n;
-			int fd;
+	while (d && (de = readdir(d))) {
+		ssize_t n;
+		int fd;
 
-			snprintf(link, sizeof(link), "%s/%.16s", path, de->d_name);
-			n = readlink(link, target, sizeof(target) - 1);
-			if (n <= 0)
-				continue;
-			target[n] = 0;
-			if (strcmp(target, pass ? BUFFER_LINK : META_LINK))
-				continue;
-			fd = open(link, (pass ? O_RDWR : O_RDONLY) | O_CLOEXEC);
-			if (fd < 0)
-				continue;
-			if (pass)
-				take_buffer(s, pid, fd);
-			else
-				take_meta(s, pid, fd);
-			close(fd);
-		}
+		snprintf(link, sizeof(link), "%s/%.16s", path, de->d_name);
+		n = readlink(link, target, sizeof(target) - 1);
+		if (n <= 0)
+			continue;
+		target[n] = 0;
+		if (strcmp(target, kind))
+			continue;
+		found++;
+		fd = s ? open(link, (s->ust->readonly ? O_RDONLY : O_RDWR) | O_CLOEXEC) : -1;
+		if (fd < 0)
+			continue;
+		take(s, pid, fd);
+		close(fd);
 	}
-	closedir(d);
+	if (d)
+		closedir(d);
+	return found;
+}
+
+static void scan_process(struct session *s, pid_t pid)
+{
+	/* Descriptions first: a buffer's records need them. */
+	each_memfd(s, pid, META_LINK, take_meta);
+	each_memfd(s, pid, BUFFER_LINK, take_buffer);
 }
 
 static void scan(struct session *s)
@@ -738,6 +751,113 @@ void rec_ust_finish(struct session *s)
 		if (n > 0)
 			s->write_error = store(s, b);
 	}
+}
+
+/*
+ * A buffer as it is, without taking anything a recorder would read:
+ * its delivered sub-buffers left in place (trb_copy_delivered()), then
+ * the open one's records.
+ */
+static void snapshot(struct session *s, struct ust_buf *b)
+{
+	const struct trb_buf *rb = &b->rb;
+	__u64 open = trb_sb_trunc(rb, trb_read(&rb->ctl->write_count)), pos;
+	int tries;
+	long n = -EAGAIN;
+
+	for (pos = open - rb->buf_size; pos != open && !s->write_error; pos += rb->subbuf_size)
+		if ((__s64)(pos - rb->start) >= 0 && !trb_copy_delivered(rb, pos, s->ust->copy))
+			s->write_error = store(s, b);
+	for (tries = 0; n == -EAGAIN && tries < 1000; tries++)
+		n = trb_copy_open(rb, s->ust->copy, &pos, 1);
+	if (n == -EAGAIN)
+		n = trb_copy_open(rb, s->ust->copy, &pos, 0);
+	if (n > 0 && !s->write_error)
+		s->write_error = store(s, b);
+}
+
+/* The dump's trace directory: no kernel events, the ust channel alone. */
+static int dump_dir(struct session *s)
+{
+	struct tr_ctf_trace trace = {
+		.hostname = "unknown", .backend = "ust", .domain = "ust", .clock = "CLOCK_MONOTONIC",
+		.context = "user space: common_pid is the thread id",
+		.clock_offset_ns = tr_ctf_clock_offset_ns(),
+	};
+	char why[1024], host[256] = "unknown";
+	FILE *f;
+	int err = tr_trace_dir_create(&s->dir, s->o->output, s->o->force, why, sizeof(why));
+
+	if (err) {
+		rec_say("%s", why);
+		return err;
+	}
+	gethostname(host, sizeof(host) - 1);
+	trace.hostname = host;
+	if (getrandom(trace.uuid, sizeof(trace.uuid), 0) != sizeof(trace.uuid))
+		return -EIO;
+	trace.uuid[6] = (trace.uuid[6] & 0x0f) | 0x40;
+	trace.uuid[8] = (trace.uuid[8] & 0x3f) | 0x80;
+	f = tr_trace_dir_metadata(&s->dir);
+	err = f ? tr_ctf_write_metadata(f, &trace) : -errno;
+	if (f && fclose(f) && !err)
+		err = -errno;
+	if (!err)
+		err = tr_trace_dir_write_channels(&s->dir, NULL, 0);
+	if (!err)
+		err = tr_trace_dir_write_formats(&s->dir, &s->events);
+	if (err)
+		rec_say("cannot write %s: %s", s->o->output, strerror(-err));
+	return err;
+}
+
+int tr_ust_dump(pid_t pid, const char *output, int force)
+{
+	static const char *const all[] = { "*:*" };
+	struct tr_record_opts o = { .name = "ust dump", .pid = pid, .output = output, .force = force };
+	struct session s = { .o = &o, .dir = TR_TRACE_DIR_CLOSED, .recording = 1 };
+	struct rec_ust *u = calloc(1, sizeof(*u));
+	unsigned int i;
+	int err;
+
+	rec_say_as(o.name);
+	if (!u)
+		return -ENOMEM;
+	s.ust = u;
+	u->sock = u->child_sock = -1;
+	u->readonly = 1;
+	u->patterns = malloc(sizeof(*u->patterns));
+	s.events.tep = tep_alloc();
+	err = u->patterns && s.events.tep ? 0 : -ENOMEM;
+	if (!err && !each_memfd(NULL, pid, BUFFER_LINK, NULL)) {
+		rec_say("process %d has no libtracer-ust buffers that can be read (%s)", pid,
+			kill(pid, 0) && errno == ESRCH ? "no such process" :
+			"not linked with libtracer-ust, or no event recorded yet, or not ours to read: run as root or as its user");
+		err = -ENOENT;
+	}
+	if (!err) {
+		u->patterns[u->npatterns++] = all[0];
+		err = dump_dir(&s);
+	}
+	if (!err)
+		err = rec_ust_start(&s);
+	if (!err)
+		scan_process(&s, pid);
+	for (i = 0; !err && i < u->nbufs && !s.write_error; i++)
+		if (!u->bufs[i].damaged)
+			snapshot(&s, &u->bufs[i]);
+	if (!err && s.write_error) {
+		rec_say("writing %s failed: %s", output, strerror(-s.write_error));
+		err = s.write_error;
+	}
+	if (!err)
+		fprintf(stderr, "tracer ust dump: %lu events of process %d (%u buffers) in %s\n",
+			u->records, pid, u->nbufs, output);
+	rec_ust_close(&s);
+	tr_trace_dir_close(&s.dir);
+	if (s.events.tep)
+		tep_free(s.events.tep);
+	return err;
 }
 
 void rec_ust_summary(const struct session *s)

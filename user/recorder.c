@@ -60,6 +60,12 @@ static void on_snapshot_signal(int sig)
 	snapshot_requested = 1;
 }
 
+void rec_say_as(const char *name)
+{
+	if (name)
+		command_name = name;
+}
+
 void rec_say(const char *fmt, ...)
 {
 	va_list ap;
@@ -1080,8 +1086,7 @@ int tr_record(const struct tr_record_opts *o)
 	};
 	int err, status = 0;
 
-	if (o->name)
-		command_name = o->name;
+	rec_say_as(o->name);
 	if (rec_channels_set(&s))
 		return 2;
 	sigaction(SIGINT, &stop, NULL);

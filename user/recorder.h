@@ -98,4 +98,12 @@ int tr_record(const struct tr_record_opts *opts);
  */
 int tr_record_snapshot(const char *dir, char *reply, size_t len);
 
+/*
+ * tracer ust dump: the events in the libtracer-ust buffers of process pid,
+ * as they are (nothing is taken from a recorder reading them), as a trace
+ * in output (replaced if force).  Found through /proc/PID/fd: root, or the
+ * process's user.  0, or -errno said on stderr.
+ */
+int tr_ust_dump(pid_t pid, const char *output, int force);
+
 #endif /* TRACER_RECORDER_H */

@@ -87,8 +87,9 @@ struct session {
 	struct rec_ust *ust;		/* -e ust:...: libtracer-ust's buffers, or NULL */
 };
 
-/* "tracer record: " and the message, on a line of stderr. */
+/* "tracer record: " (or the command rec_say_as() names) and the message, on a line of stderr. */
 void rec_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void rec_say_as(const char *name);
 
 /* --- record_output.c: the trace directory ---------------------------------- */
 
