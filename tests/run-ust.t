@@ -188,6 +188,22 @@ if [ "$(id -u)" = 0 ]; then
 	}
 	check "record -e 'ust:hanoi:*': the 254 records in order in report, all in babeltrace2" recorded_hanoi
 
+	# A flood through small flight-recorder buffers, read while it runs:
+	# what the recorder kept, lost and saw overwritten is every event.
+	accounted() {
+		"$TRACER" record -e 'ust:*:*' -o "$work/flood" -- "$USTCHECK" rare "$work/flood-dump" \
+			>/dev/null 2>"$work/rec.err" || { diag "$work/rec.err"; return 1; }
+		local line kept lost over
+		line=$(grep '  user space: ' "$work/rec.err")
+		kept=$(echo "$line" | sed -n 's/.*space: \([0-9]*\) events.*/\1/p')
+		lost=$(echo "$line" | sed -n 's/.*lost \([0-9]*\),.*/\1/p')
+		over=$(echo "$line" | sed -n 's/.*overwritten \([0-9]*\)$/\1/p')
+		[ -n "$kept" ] && [ $((kept + lost + over)) = 200001 ] &&
+			[ "$("$TRACER" report "$work/flood" | grep -c ' ust:')" = "$kept" ] ||
+			{ echo "# kept $kept lost $lost overwritten $over"; diag "$work/rec.err"; return 1; }
+	}
+	check "record: kept + lost + overwritten = the 200001 events of a flood, read while it runs" accounted
+
 	# A program started before the recorder is found by -p, every tick from when it is.
 	found_by_pid() {
 		"$USTCHECK" ticks 300 10 2>/dev/null &
@@ -239,6 +255,7 @@ if [ "$(id -u)" = 0 ]; then
 else
 	skip "record -- CMD: user and kernel events in one trace" "recording needs root here"
 	skip "record -e 'ust:hanoi:*'" "recording needs root here"
+	skip "record: kept + lost + overwritten" "recording needs root here"
 	skip "ust dump PID during a recording" "recording needs root here"
 	skip "record -p PID: a program that started before is found" "recording needs root here"
 fi

@@ -40,6 +40,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -737,6 +738,13 @@ void rec_ust_finish(struct session *s)
 		int tries;
 		long n = -EAGAIN;
 
+		/*
+		 * A process that ended writes no more: its open sub-buffers are
+		 * closed here, as only a writer may while one lives (I8), so that
+		 * its overwritten records are all counted (I7).
+		 */
+		if (!b->damaged && kill(b->pid, 0) && errno == ESRCH)
+			trb_flush(&b->rb);
 		drain(s, b);
 		if (b->damaged)
 			continue;
