@@ -24,7 +24,7 @@ HEADERS  := $(wildcard include/tracer/*.h user/*.h user/ust/*.h bpf/*.h)
 
 # libtracer-ust, the user-space tracing library (include/tracer/ust.h):
 # position-independent, exporting only the API, shared and static.
-UST_SRCS := $(wildcard user/ust/*.c) user/ctf.c
+UST_SRCS := $(wildcard user/ust/*.c) user/ctf.c user/ubuf.c
 UST_OBJS := $(UST_SRCS:%.c=$(BUILD)/pic/%.o)
 UST_LIBS := $(BUILD)/libtracer-ust.so $(BUILD)/libtracer-ust.a $(BUILD)/tracer-ust.pc
 EXAMPLE_BINS := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))

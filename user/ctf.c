@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
 #include <string.h>
+#include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
 #include <tracer/layout.h>
@@ -77,6 +78,22 @@ static const char metadata_stream[] =
 "\t};\n"
 "};\n"
 "\n";
+
+int tr_ctf_identify(struct tr_ctf_trace *trace, char *host, size_t len)
+{
+	int err = getrandom(trace->uuid, sizeof(trace->uuid), 0) == sizeof(trace->uuid) ? 0 : -EIO;
+
+	if (err)
+		memset(trace->uuid, 0, sizeof(trace->uuid));
+	/* RFC 4122: version 4 (random), variant 1 */
+	trace->uuid[6] = (trace->uuid[6] & 0x0f) | 0x40;
+	trace->uuid[8] = (trace->uuid[8] & 0x3f) | 0x80;
+	if (gethostname(host, len - 1))
+		snprintf(host, len, "unknown");
+	host[len - 1] = 0;
+	trace->hostname = host;
+	return err;
+}
 
 __s64 tr_ctf_clock_offset_ns(void)
 {

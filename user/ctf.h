@@ -94,6 +94,13 @@ int tr_ctf_add_stack_fields(struct tr_ctf_field *fields, unsigned int n, unsigne
 int tr_ctf_add_context_fields(struct tr_ctf_field *fields, unsigned int n, unsigned int max,
 			      __u32 flags);
 
+/*
+ * A trace's identity: a random uuid (RFC 4122 version 4) and the hostname,
+ * written into host (len bytes), "unknown" if the machine has none.  0, or
+ * -EIO when no random bytes came (the uuid is then zero, version aside).
+ */
+int tr_ctf_identify(struct tr_ctf_trace *trace, char *host, size_t len);
+
 /* CLOCK_REALTIME - CLOCK_MONOTONIC now, for tr_ctf_trace.clock_offset_ns. */
 __s64 tr_ctf_clock_offset_ns(void);
 

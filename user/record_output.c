@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/random.h>
 #include <tracefs.h>
 
 #include "session.h"
@@ -172,17 +171,12 @@ int rec_write_metadata(struct session *s)
 		.clock_offset_ns = tr_ctf_clock_offset_ns(),
 		.classes = classes, .nclasses = n, .channels = channels, .nchannels = s->nchannels,
 	};
-	char host[256] = "unknown";
+	char host[256];
 	int err = classes && fields && names ? 0 : -ENOMEM, nf;
 	FILE *f;
 
-	gethostname(host, sizeof(host) - 1);
-	trace.hostname = host;
-	if (!err && getrandom(trace.uuid, sizeof(trace.uuid), 0) != sizeof(trace.uuid))
-		err = -EIO;
-	/* RFC 4122: version 4 (random), variant 1 */
-	trace.uuid[6] = (trace.uuid[6] & 0x0f) | 0x40;
-	trace.uuid[8] = (trace.uuid[8] & 0x3f) | 0x80;
+	if (!err)
+		err = tr_ctf_identify(&trace, host, sizeof(host));
 	for (i = 0; i < s->nchannels; i++)
 		channels[i] = (struct tr_ctf_channel) {
 			s->o->channels[i].name, i, s->cfg[i].subbuf_size * s->cfg[i].nsubbuf,

@@ -18,7 +18,7 @@
  * Reading them.  Each buffer is mapped and read with the protocol's get
  * and put, as the kernel's are (ringbuf.h).  Only a buffer's thread may
  * close its open sub-buffer, so at the end of the recording the records
- * of each open sub-buffer are copied (trb_copy_open(), as a dump does).
+ * of each open sub-buffer are copied (tr_ubuf_copy_open(), as a dump does).
  * The memory is another process's: each packet is copied before it is
  * checked and rewritten, and a buffer whose tables point outside its
  * memory is left.
@@ -47,7 +47,6 @@
 #include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -56,6 +55,7 @@
 #include "session.h"
 #include "ctf.h"
 #include "packet.h"
+#include "ubuf.h"
 #include "ust/handoff.h"
 
 #define SCAN_NS		200000000ull	/* 200 ms */
@@ -170,14 +170,13 @@ static int selected(const struct rec_ust *u, const char *system, const char *nam
 
 static int append_at(int dir_fd, const char *name, const char *text, size_t len)
 {
-	int fd = openat(dir_fd, name, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
-	ssize_t n;
+	int fd = openat(dir_fd, name, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC), err;
 
 	if (fd < 0)
 		return -errno;
-	n = write(fd, text, len);
+	err = tr_ctf_write_all(fd, text, len);
 	close(fd);
-	return n == (ssize_t)len ? 0 : -EIO;
+	return err;
 }
 
 int rec_ust_start(struct session *s)
@@ -213,17 +212,15 @@ int rec_ust_start(struct session *s)
 
 /* --- Events ------------------------------------------------------------------ */
 
-/* The format with its ID line saying id, for the trace. */
-static char *with_id(const char *format, size_t len, __u32 id)
+/*
+ * Where a format's "ID: N" line starts (at its newline) and ends (at the
+ * next), within len bytes: 0, or -1 when it has none.
+ */
+static int id_line(const char *format, size_t len, const char **start, const char **end)
 {
-	const char *line = strstr(format, "\nID: "), *end = line ? strchr(line + 1, '\n') : NULL;
-	char *out = NULL;
-
-	if (!end || end > format + len ||
-	    asprintf(&out, "%.*s\nID: %u%.*s", (int)(line - format), format, id,
-		     (int)(format + len - end), end) < 0)
-		return NULL;
-	return out;
+	*start = memmem(format, len, "\nID: ", 5);
+	*end = *start ? memchr(*start + 1, '\n', format + len - *start - 1) : NULL;
+	return *end ? 0 : -1;
 }
 
 /* Its CTF class and format appended to the trace: 0 or -errno. */
@@ -267,13 +264,12 @@ static __u32 trace_id(struct session *s, const char *system, const char *name,
 		      const char *format, size_t len)
 {
 	struct rec_ust *u = s->ust;
-	const char *after_id = strstr(format, "\nID: ");
-	char *key = NULL, *text;
+	const char *line, *after_id;
+	char *key = NULL, *text = NULL;
 	unsigned int i;
 	__u32 id;
 
-	after_id = after_id ? strchr(after_id + 1, '\n') : NULL;
-	if (!after_id || after_id > format + len ||
+	if (id_line(format, len, &line, &after_id) ||
 	    asprintf(&key, "%s %s\n%.*s", system, name, (int)(format + len - after_id), after_id) < 0)
 		return NO_CLASS;
 	for (i = 0; i < u->nevents; i++)
@@ -281,8 +277,12 @@ static __u32 trace_id(struct session *s, const char *system, const char *name,
 			free(key);
 			return u->events[i].id;
 		}
+	/* The format for the trace, its ID line saying the trace's id. */
 	id = TR_MAX_EVENTS - 1 - u->nevents;
-	text = id >= s->events.count ? with_id(format, len, id) : NULL;
+	if (id < s->events.count ||
+	    asprintf(&text, "%.*s\nID: %u%.*s", (int)(line - format), format, id,
+		     (int)(format + len - after_id), after_id) < 0)
+		text = NULL;
 	if (!text || declare(s, id, system, name, text) ||
 	    !(u->events = realloc(u->events, (u->nevents + 1) * sizeof(*u->events)))) {
 		rec_say("cannot add user-space event %s:%s to the trace", system, name);
@@ -337,15 +337,6 @@ static __u32 class_of(const struct rec_ust *u, pid_t pid, __u32 local)
 }
 
 /* --- Finding buffers ---------------------------------------------------------- */
-
-/* The clock of the packet ends this side writes (trb_copy_open()). */
-static __u64 now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000u + ts.tv_nsec;
-}
 
 static pid_t parent_of(pid_t pid)
 {
@@ -460,7 +451,7 @@ static void take_buffer(struct session *s, pid_t pid, int fd)
 	*b = (struct ust_buf) { .pid = pid, .dev = st.st_dev, .ino = st.st_ino, .region = region,
 				.size = st.st_size, .stream = u->nbufs, .fd = -1 };
 	/* Its geometry from its own control block, which must fit what was mapped. */
-	if (trb_attach(&b->rb, region, now_ns) ||
+	if (trb_attach(&b->rb, region, tr_clock_monotonic_ns) ||
 	    TR_BUF_REGION_SIZE(b->rb.subbuf_size, 1u << b->rb.nsubbuf_order) > (__u64)st.st_size ||
 	    b->rb.stream_id >= TR_MAX_CHANNELS)
 		b->damaged = 1;
@@ -615,11 +606,6 @@ static void receive(struct session *s)
 
 /* --- Reading buffers ---------------------------------------------------------- */
 
-static __u64 align8(__u64 v)
-{
-	return (v + TR_RECORD_ALIGN - 1) & ~(__u64)(TR_RECORD_ALIGN - 1);
-}
-
 /*
  * u->copy (a packet of b, checked) rewritten into u->out for the trace:
  * its stream, and the selected records with the trace's event ids.
@@ -639,14 +625,14 @@ static void rewrite(struct rec_ust *u, const struct ust_buf *b)
 	tr_packet_iter_init(&it, u->copy);
 	while ((e = tr_packet_next(&it, &problem))) {
 		__u32 id = class_of(u, b->pid, e->id);
-		struct tr_event_header *copy = (void *)(u->out + align8(to));
+		struct tr_event_header *copy = (void *)(u->out + trb_record_align(to));
 		__u16 common_type = id;
 
 		if (id == NO_CLASS) {
 			u->left_out++;
 			continue;
 		}
-		to = align8(to);
+		to = trb_record_align(to);
 		memcpy(copy, e, sizeof(*e) + e->size);
 		copy->id = id;
 		if (e->size >= sizeof(common_type))
@@ -655,12 +641,8 @@ static void rewrite(struct rec_ust *u, const struct ust_buf *b)
 		end = to;
 		u->records++;
 	}
-	on_disk = (end + TR_PACKET_ALIGN - 1) & ~(__u64)(TR_PACKET_ALIGN - 1);
-	if (on_disk > b->rb.subbuf_size)
-		on_disk = b->rb.subbuf_size;
+	on_disk = trb_packet_sizes(&b->rb, o, end);
 	memset(u->out + end, 0, on_disk - end);
-	o->content_size = end * 8;
-	o->packet_size = on_disk * 8;
 }
 
 static int store(struct session *s, struct ust_buf *b)
@@ -714,7 +696,7 @@ void rec_ust_consume(struct session *s)
 	if (!u || !s->recording)
 		return;
 	receive(s);
-	now = now_ns();
+	now = tr_clock_monotonic_ns();
 	if (now >= u->next_scan) {
 		scan(s);
 		u->next_scan = now + SCAN_NS;
@@ -735,8 +717,6 @@ void rec_ust_finish(struct session *s)
 	for (i = 0; i < u->nbufs && !s->write_error; i++) {
 		struct ust_buf *b = &u->bufs[i];
 		__u64 pos;
-		int tries;
-		long n = -EAGAIN;
 
 		/*
 		 * A process that ended writes no more: its open sub-buffers are
@@ -748,51 +728,35 @@ void rec_ust_finish(struct session *s)
 		drain(s, b);
 		if (b->damaged)
 			continue;
-		/*
-		 * The records of the open sub-buffer: its thread may be writing
-		 * one, or have died writing it (then those before it).
-		 */
-		for (tries = 0; n == -EAGAIN && tries < 1000; tries++)
-			n = trb_copy_open(&b->rb, u->copy, &pos, 1);
-		if (n == -EAGAIN)
-			n = trb_copy_open(&b->rb, u->copy, &pos, 0);
-		if (n > 0)
+		/* The records of the open sub-buffer: its thread may be writing one. */
+		if (tr_ubuf_copy_open(&b->rb, u->copy, &pos) > 0)
 			s->write_error = store(s, b);
 	}
 }
 
-/*
- * A buffer as it is, without taking anything a recorder would read:
- * its delivered sub-buffers left in place (trb_copy_delivered()), then
- * the open one's records.
- */
-static void snapshot(struct session *s, struct ust_buf *b)
-{
-	const struct trb_buf *rb = &b->rb;
-	__u64 open = trb_sb_trunc(rb, trb_read(&rb->ctl->write_count)), pos;
-	int tries;
-	long n = -EAGAIN;
+/* A dump's session and the buffer it copies (tr_ubuf_snapshot()'s data). */
+struct dumping {
+	struct session *s;
+	struct ust_buf *b;
+};
 
-	for (pos = open - rb->buf_size; pos != open && !s->write_error; pos += rb->subbuf_size)
-		if ((__s64)(pos - rb->start) >= 0 && !trb_copy_delivered(rb, pos, s->ust->copy))
-			s->write_error = store(s, b);
-	for (tries = 0; n == -EAGAIN && tries < 1000; tries++)
-		n = trb_copy_open(rb, s->ust->copy, &pos, 1);
-	if (n == -EAGAIN)
-		n = trb_copy_open(rb, s->ust->copy, &pos, 0);
-	if (n > 0 && !s->write_error)
-		s->write_error = store(s, b);
+static int snapshot_packet(void *data, __u64 pos, long content)
+{
+	struct dumping *d = data;
+
+	(void)pos, (void)content;
+	return store(d->s, d->b);
 }
 
 /* The dump's trace directory: no kernel events, the ust channel alone. */
 static int dump_dir(struct session *s)
 {
 	struct tr_ctf_trace trace = {
-		.hostname = "unknown", .backend = "ust", .domain = "ust", .clock = "CLOCK_MONOTONIC",
+		.backend = "ust", .domain = "ust", .clock = "CLOCK_MONOTONIC",
 		.context = "user space: common_pid is the thread id",
 		.clock_offset_ns = tr_ctf_clock_offset_ns(),
 	};
-	char why[1024], host[256] = "unknown";
+	char why[1024], host[256];
 	FILE *f;
 	int err = tr_trace_dir_create(&s->dir, s->o->output, s->o->force, why, sizeof(why));
 
@@ -800,12 +764,8 @@ static int dump_dir(struct session *s)
 		rec_say("%s", why);
 		return err;
 	}
-	gethostname(host, sizeof(host) - 1);
-	trace.hostname = host;
-	if (getrandom(trace.uuid, sizeof(trace.uuid), 0) != sizeof(trace.uuid))
+	if (tr_ctf_identify(&trace, host, sizeof(host)))
 		return -EIO;
-	trace.uuid[6] = (trace.uuid[6] & 0x0f) | 0x40;
-	trace.uuid[8] = (trace.uuid[8] & 0x3f) | 0x80;
 	f = tr_trace_dir_metadata(&s->dir);
 	err = f ? tr_ctf_write_metadata(f, &trace) : -errno;
 	if (f && fclose(f) && !err)
@@ -851,9 +811,13 @@ int tr_ust_dump(pid_t pid, const char *output, int force)
 		err = rec_ust_start(&s);
 	if (!err)
 		scan_process(&s, pid);
-	for (i = 0; !err && i < u->nbufs && !s.write_error; i++)
-		if (!u->bufs[i].damaged)
-			snapshot(&s, &u->bufs[i]);
+	/* Each buffer as it is (tr_ubuf_snapshot()), nothing taken from a recorder reading it. */
+	for (i = 0; !err && i < u->nbufs && !s.write_error; i++) {
+		struct dumping d = { &s, &u->bufs[i] };
+
+		if (!d.b->damaged)
+			s.write_error = tr_ubuf_snapshot(&d.b->rb, u->copy, snapshot_packet, &d);
+	}
 	if (!err && s.write_error) {
 		rec_say("writing %s failed: %s", output, strerror(-s.write_error));
 		err = s.write_error;

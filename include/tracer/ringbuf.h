@@ -402,16 +402,30 @@ static inline void trb_packet_begin(const struct trb_buf *b, char *subbuf,
 	h->layout_version = TR_LAYOUT_VERSION;
 }
 
+/*
+ * A packet's sizes for content bytes: on disk it is its content rounded
+ * up to TR_PACKET_ALIGN, never past the sub-buffer.  Returns that size.
+ */
+static inline __u64 trb_packet_sizes(const struct trb_buf *b, struct tr_packet_header *h,
+				     __u64 content)
+{
+	__u64 on_disk = (content + TR_PACKET_ALIGN - 1) & ~(__u64)(TR_PACKET_ALIGN - 1);
+
+	if (on_disk > b->subbuf_size)
+		on_disk = b->subbuf_size;
+	h->content_size = content * 8;
+	h->packet_size = on_disk * 8;
+	return on_disk;
+}
+
 static inline void trb_packet_end(const struct trb_buf *b, char *subbuf,
 				  __u64 content, __u64 ts)
 {
 	struct tr_packet_header *h = (struct tr_packet_header *)subbuf;
 	const struct tr_buf_ctl *ctl = b->ctl;
-	__u64 on_disk = (content + TR_PACKET_ALIGN - 1) & ~(__u64)(TR_PACKET_ALIGN - 1);
 
 	h->timestamp_end = ts;
-	h->content_size = content * 8;
-	h->packet_size = (on_disk < b->subbuf_size ? on_disk : b->subbuf_size) * 8;
+	trb_packet_sizes(b, h, content);
 	h->lost_full = trb_read(&ctl->lost_full);
 	h->lost_wrap = trb_read(&ctl->lost_wrap);
 	h->lost_big = trb_read(&ctl->lost_big);

@@ -34,6 +34,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "ubuf.h"
 #include "ust_impl.h"
 
 #define ANCHOR_NS		100000ull	/* 100 us */
@@ -60,14 +61,6 @@ static struct {
 	__u64 anchor_ticks;	/* ANCHOR_NS in TSC ticks; 0 until the rate is known */
 } tsc_clock;
 
-static __u64 monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000u + ts.tv_nsec;
-}
-
 #ifdef __x86_64__
 static inline __u64 tsc(void)
 {
@@ -90,7 +83,7 @@ static void anchor(__u64 *at_tsc, __u64 *at_ns)
 	int i;
 
 	for (i = 0; i < 3; i++) {
-		__u64 before = tsc(), ns = monotonic_ns(), after = tsc();
+		__u64 before = tsc(), ns = tr_clock_monotonic_ns(), after = tsc();
 
 		if (after - before < best) {
 			best = after - before;
@@ -138,7 +131,7 @@ static __u64 new_line(struct thread_clock *c, __u64 now)
 /* Until the rate is known: clock_gettime(), and the rate once RATE_BASELINE_NS passed. */
 static __u64 before_rate(void)
 {
-	__u64 ns = monotonic_ns(), at = tsc();
+	__u64 ns = tr_clock_monotonic_ns(), at = tsc();
 
 	if (ns - tsc_clock.base_ns >= RATE_BASELINE_NS && at > tsc_clock.base_tsc)
 		__atomic_store_n(&tsc_clock.anchor_ticks, (ANCHOR_NS << 32) / rate_to(at, ns),
@@ -151,7 +144,7 @@ __u64 ust_clock(void)
 	struct thread_clock *c = &clock_of_thread;
 
 	if (!tsc_clock.use_tsc)
-		return monotonic_ns();
+		return tr_clock_monotonic_ns();
 	if (!__atomic_load_n(&tsc_clock.anchor_ticks, __ATOMIC_ACQUIRE))
 		return before_rate();
 	for (;;) {
@@ -166,7 +159,7 @@ __u64 ust_clock(void)
 			return new_line(c, now);
 		/* A new line is being drawn under this signal handler: the old one, if any. */
 		if (!l->until)
-			return monotonic_ns();
+			return tr_clock_monotonic_ns();
 		ns = on_line(l, now);
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		if (c->seq == seq)

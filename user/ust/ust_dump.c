@@ -5,16 +5,18 @@
  * here is async-signal-safe: system calls only, no allocation, no stdio;
  * the texts were made when the events registered (ust_meta.c).
  *
- * A dump consumes what the buffers delivered (ringbuf.h's reader), then
- * copies the sub-buffer each writer is filling (trb_copy_open()), which it
- * may not close.  That sub-buffer is delivered later with the records
- * this dump took: the next dump writes only the records after them.
+ * A flight-recorder channel's dump is a snapshot (tr_ubuf_snapshot()): it
+ * takes nothing, so each dump holds the newest events.  A discard
+ * channel's dump is its reader: it consumes what the buffers delivered
+ * (ringbuf.h's get and put), then copies the sub-buffer each writer is
+ * filling (tr_ubuf_copy_open()), which it may not close.  That sub-buffer
+ * is delivered later with the records this dump took: the next dump
+ * writes only the records after them.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,10 +25,8 @@
 #include <unistd.h>
 
 #include "ctf.h"
+#include "ubuf.h"
 #include "ust_impl.h"
-
-/* How often a dump looks again at a sub-buffer a writer is in the middle of. */
-#define OPEN_RETRIES	100
 
 static int dumping;
 static const char *signal_dir[NSIG];
@@ -93,7 +93,7 @@ static int write_packet(struct stream *s, __u64 pos, const char *packet)
 
 	if (err || s->b->dumped_to <= pos || trb_sb_trunc(&s->b->rb, s->b->dumped_to) != pos)
 		return err ?: tr_ctf_write_packet(s->fd, packet);
-	skip = ((s->b->dumped_to + TR_RECORD_ALIGN - 1) & ~(__u64)(TR_RECORD_ALIGN - 1)) - pos;
+	skip = trb_record_align(s->b->dumped_to) - pos;
 	if (skip >= content)
 		return 0;
 	copy = (struct tr_packet_header *)s->scratch;
@@ -101,10 +101,8 @@ static int write_packet(struct stream *s, __u64 pos, const char *packet)
 		memcpy(copy, h, sizeof(*h));
 	memmove(s->scratch + sizeof(*h), packet + skip, content - skip);
 	content = sizeof(*h) + content - skip;
-	on_disk = (content + TR_PACKET_ALIGN - 1) & ~(__u64)(TR_PACKET_ALIGN - 1);
+	on_disk = trb_packet_sizes(&s->b->rb, copy, content);
 	memset(s->scratch + content, 0, on_disk - content);
-	copy->content_size = content * 8;
-	copy->packet_size = on_disk * 8;
 	return tr_ctf_write_packet(s->fd, copy);
 }
 
@@ -123,55 +121,36 @@ static void end_after_records(char *copy, __u64 content)
 
 		if (e->timestamp > h->timestamp_end)
 			h->timestamp_end = e->timestamp;
-		at = (at + sizeof(*e) + e->size + TR_RECORD_ALIGN - 1) & ~(__u64)(TR_RECORD_ALIGN - 1);
+		at = trb_record_align(at + sizeof(*e) + e->size);
 	}
 }
 
-/*
- * The open sub-buffer, once no record in it is being written; after
- * OPEN_RETRIES looks its writer is taken to be stopped for good (this
- * thread, dying of a signal in the middle of a record): the records
- * before that one.
- */
+/* The sub-buffer being filled (tr_ubuf_copy_open()), into s->scratch, its end after its records. */
 static long copy_open(struct stream *s, __u64 *pos)
 {
-	long content;
-	int tries;
+	long content = tr_ubuf_copy_open(&s->b->rb, s->scratch, pos);
 
-	for (tries = 0; tries < OPEN_RETRIES; tries++) {
-		content = trb_copy_open(&s->b->rb, s->scratch, pos, 1);
-		if (content != -EAGAIN)
-			break;
-		sched_yield();
-	}
-	if (content == -EAGAIN)
-		content = trb_copy_open(&s->b->rb, s->scratch, pos, 0);
 	if (content > 0)
 		end_after_records(s->scratch, content);
 	return content;
 }
 
+static int snapshot_packet(void *data, __u64 pos, long content)
+{
+	struct stream *s = data;
+
+	if (content > 0)
+		end_after_records(s->scratch, content);
+	return write_packet(s, pos, s->scratch);
+}
+
 /*
- * Flight recorder: the buffer as it is, its delivered sub-buffers oldest
- * first, then the open one; nothing is consumed, so each dump holds the
- * newest events.  A sub-buffer a writer overwrites while it is copied is
- * left out (counted overwritten, as it is).
+ * Flight recorder: the buffer as it is (tr_ubuf_snapshot()); nothing is
+ * consumed, so each dump holds the newest events.
  */
 static int snapshot_buffer(struct stream *s)
 {
-	const struct trb_buf *rb = &s->b->rb;
-	__u64 open = trb_sb_trunc(rb, trb_read(&rb->ctl->write_count));
-	__u64 pos = open - rb->buf_size;
-	int err = 0;
-	long content;
-
-	if ((__s64)(pos - rb->start) < 0)
-		pos = rb->start;
-	for (; pos != open && !err; pos += rb->subbuf_size)
-		if (!trb_copy_delivered(rb, pos, s->scratch))
-			err = write_packet(s, pos, s->scratch);
-	content = err ? 0 : copy_open(s, &pos);
-	return content > 0 ? write_packet(s, pos, s->scratch) : err;
+	return tr_ubuf_snapshot(&s->b->rb, s->scratch, snapshot_packet, s);
 }
 
 /*

@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/random.h>
 #include <unistd.h>
 
 #include "ctf.h"
@@ -185,9 +184,9 @@ struct ctf_event {
 static char *metadata_text(struct ctf_event *ctf, struct tr_ctf_event_class *classes)
 {
 	struct tr_ctf_channel channels[TR_MAX_CHANNELS];
-	char hostname[256] = "unknown", *text = NULL;
+	char hostname[256], *text = NULL;
 	struct tr_ctf_trace trace = {
-		.hostname = hostname, .backend = "ust", .domain = "ust",
+		.backend = "ust", .domain = "ust",
 		.clock = "CLOCK_MONOTONIC",
 		.context = "user space: common_pid is the thread id, common_flags and common_preempt_count 0",
 		.clock_offset_ns = tr_ctf_clock_offset_ns(),
@@ -200,11 +199,8 @@ static char *metadata_text(struct ctf_event *ctf, struct tr_ctf_event_class *cla
 
 	if (!f)
 		return NULL;
-	gethostname(hostname, sizeof(hostname) - 1);
-	if (getrandom(trace.uuid, sizeof(trace.uuid), 0) != sizeof(trace.uuid))
-		memset(trace.uuid, 0, sizeof(trace.uuid));
-	trace.uuid[6] = (trace.uuid[6] & 0x0f) | 0x40;
-	trace.uuid[8] = (trace.uuid[8] & 0x3f) | 0x80;
+	/* Without random bytes the trace is still written, its uuid zero. */
+	tr_ctf_identify(&trace, hostname, sizeof(hostname));
 	for (i = 0; i < ust.nchannels; i++) {
 		const struct tracer_ust_channel *c = ust.channels[i];
 
@@ -278,21 +274,13 @@ void ust_texts_publish(const struct ust_texts *t)
 {
 	static int published = -1;
 	int fd = memfd_create(UST_META_MEMFD, MFD_CLOEXEC);
-	const char *from = t->events;
-	size_t left = strlen(from);
 
-	while (fd >= 0 && left) {
-		ssize_t n = write(fd, from, left);
-
-		if (n <= 0) {
-			close(fd);
-			return;
-		}
-		from += n;
-		left -= n;
-	}
 	if (fd < 0)
 		return;
+	if (tr_ctf_write_all(fd, t->events, strlen(t->events))) {
+		close(fd);
+		return;
+	}
 	ust_handoff(UST_HANDOFF_META, fd);
 	if (published >= 0)
 		close(published);
