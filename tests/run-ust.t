@@ -204,6 +204,22 @@ if [ "$(id -u)" = 0 ]; then
 	}
 	check "record: kept + lost + overwritten = the 200001 events of a flood, read while it runs" accounted
 
+	# Discard mode streams without a loss when the recorder reads each
+	# sub-buffer as it ends: the writer wakes it (its flush period here is
+	# a minute); the program writes a sub-buffer only once the one before
+	# was read, and fails after 30 s of waiting.  errno stays the program's.
+	woken() {
+		"$TRACER" record --flush-ms 60000 -e 'ust:ust:paced' -e 'ust:bench:*' -e 'ust:ust:pace' \
+			-o "$work/paced" -- "$USTCHECK" paced 20000 >/dev/null 2>"$work/rec.err" ||
+			{ diag "$work/rec.err"; return 1; }
+		grep -q '  user space: 20000 events from 1 process (1 buffers); lost 0, overwritten 0' "$work/rec.err" &&
+			[ "$("$TRACER" report "$work/paced" | grep -c ' ust:paced: i=')" = 20000 ] &&
+			grep -q "^  user space: -e ust:bench:\* matched none of the events found: ust:ust:" "$work/rec.err" &&
+			grep -q "^  user space: -e ust:ust:pace matched none of the events found; did you mean ust:ust:paced?" "$work/rec.err" ||
+			{ diag "$work/rec.err"; return 1; }
+	}
+	check "record: a discard channel's writer wakes the recorder, nothing lost; unmatched -e ust: said" woken
+
 	# A program started before the recorder is found by -p, every tick from when it is.
 	found_by_pid() {
 		"$USTCHECK" ticks 300 10 2>/dev/null &
@@ -258,6 +274,7 @@ else
 	skip "record: kept + lost + overwritten" "recording needs root here"
 	skip "ust dump PID during a recording" "recording needs root here"
 	skip "record -p PID: a program that started before is found" "recording needs root here"
+	skip "record: a discard channel's writer wakes the recorder" "recording needs root here"
 fi
 
 # Refused in one line, nothing created.

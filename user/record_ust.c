@@ -45,6 +45,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -53,6 +54,7 @@
 #include <event-parse.h>
 
 #include "session.h"
+#include "names.h"
 #include "ctf.h"
 #include "packet.h"
 #include "ubuf.h"
@@ -91,7 +93,10 @@ struct ust_buf {
 
 struct rec_ust {
 	const char **patterns;		/* PROVIDER:EVENT globs */
+	unsigned char *matched;		/* ... each, whether an event found matched it */
 	unsigned int npatterns;
+	char **found;			/* PROVIDER:EVENT of the events found, once each */
+	unsigned int nfound;
 	__u32 channel;			/* the "ust" stream class */
 	struct ust_class *classes;
 	unsigned int nclasses;
@@ -111,7 +116,24 @@ struct rec_ust {
 	int readonly;			/* a dump's: nothing written into the buffers */
 	int sock;			/* the command's handoff socket, our end, or -1 */
 	int child_sock;			/* ... its end, until the command has it */
+	int wake;			/* the eventfd its writers add to, or -1 */
 };
+
+static int add_pattern(struct rec_ust *u, const char *pattern)
+{
+	const char **patterns = realloc(u->patterns, (u->npatterns + 1) * sizeof(*patterns));
+	unsigned char *matched;
+
+	if (!patterns)
+		return -ENOMEM;
+	u->patterns = patterns;
+	if (!(matched = realloc(u->matched, u->npatterns + 1)))
+		return -ENOMEM;
+	u->matched = matched;
+	u->matched[u->npatterns] = 0;
+	u->patterns[u->npatterns++] = pattern;
+	return 0;
+}
 
 int rec_ust_split_specs(struct session *s, const char **specs, const char **filters,
 			unsigned int *channels, unsigned int *n, char *why, size_t whylen)
@@ -147,25 +169,42 @@ int rec_ust_split_specs(struct session *s, const char **specs, const char **filt
 		if (!s->ust && !(s->ust = calloc(1, sizeof(*s->ust))))
 			return -ENOMEM;
 		u = s->ust;
-		u->sock = u->child_sock = -1;
-		u->patterns = realloc(u->patterns, (u->npatterns + 1) * sizeof(*u->patterns));
-		if (!u->patterns)
+		u->sock = u->child_sock = u->wake = -1;
+		if (add_pattern(u, o->events[i] + 4))
 			return -ENOMEM;
-		u->patterns[u->npatterns++] = o->events[i] + 4;
 	}
 	return 0;
 }
 
-static int selected(const struct rec_ust *u, const char *system, const char *name)
+/* Keep name for the summary's suggestions, once. */
+static void note_found(struct rec_ust *u, const char *name)
+{
+	char **more;
+	unsigned int i;
+
+	for (i = 0; i < u->nfound; i++)
+		if (!strcmp(u->found[i], name))
+			return;
+	more = realloc(u->found, (u->nfound + 1) * sizeof(*more));
+	if (!more)
+		return;
+	u->found = more;
+	if ((more[u->nfound] = strdup(name)))
+		u->nfound++;
+}
+
+static int selected(struct rec_ust *u, const char *system, const char *name)
 {
 	char full[256];
 	unsigned int i;
+	int any = 0;
 
 	snprintf(full, sizeof(full), "%s:%s", system, name);
 	for (i = 0; i < u->npatterns; i++)
 		if (!fnmatch(u->patterns[i], full, 0))
-			return 1;
-	return 0;
+			any = u->matched[i] = 1;
+	note_found(u, full);
+	return any;
 }
 
 static int append_at(int dir_fd, const char *name, const char *text, size_t len)
@@ -533,16 +572,24 @@ static void scan(struct session *s)
 		closedir(d);
 }
 
+static int setenv_fd(const char *name, int fd)
+{
+	char number[16];
+
+	snprintf(number, sizeof(number), "%d", fd);
+	return setenv(name, number, 1) ? -errno : 0;
+}
+
 /*
  * The command's socket (ust/handoff.h): a datagram socket pair, the
  * command's end named in the environment it inherits; the kernel adds each
- * sender's credentials, which say whose memory a descriptor is.
+ * sender's credentials, which say whose memory a descriptor is.  And the
+ * eventfd its writers wake us by when a sub-buffer ends.
  */
 int rec_ust_command_socket(struct session *s)
 {
 	struct rec_ust *u = s->ust;
-	char number[16];
-	int sv[2], on = 1;
+	int sv[2], on = 1, err;
 
 	if (!u || !s->o->command)
 		return 0;
@@ -550,17 +597,24 @@ int rec_ust_command_socket(struct session *s)
 		return -errno;
 	u->sock = sv[0];
 	u->child_sock = sv[1];
-	snprintf(number, sizeof(number), "%d", sv[1]);
-	if (setsockopt(sv[0], SOL_SOCKET, SO_PASSCRED, &on, sizeof(on)) ||
-	    fcntl(sv[0], F_SETFL, O_NONBLOCK) || setenv(UST_HANDOFF_ENV, number, 1))
+	u->wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (u->wake < 0 || setsockopt(sv[0], SOL_SOCKET, SO_PASSCRED, &on, sizeof(on)) ||
+	    fcntl(sv[0], F_SETFL, O_NONBLOCK))
 		return -errno;
-	return tr_waiter_watch(&s->waiter, sv[0], EPOLLIN);
+	err = setenv_fd(UST_HANDOFF_ENV, sv[1]);
+	if (!err)
+		err = setenv_fd(UST_WAKE_ENV, u->wake);
+	if (!err)
+		err = tr_waiter_watch(&s->waiter, u->wake, EPOLLIN);
+	return err ? err : tr_waiter_watch(&s->waiter, sv[0], EPOLLIN);
 }
 
 void rec_ust_in_command(struct session *s)
 {
-	if (s->ust && s->ust->child_sock >= 0)
+	if (s->ust && s->ust->child_sock >= 0) {
 		fcntl(s->ust->child_sock, F_SETFD, 0);
+		fcntl(s->ust->wake, F_SETFD, 0);
+	}
 }
 
 void rec_ust_command_started(struct session *s)
@@ -570,6 +624,7 @@ void rec_ust_command_started(struct session *s)
 	close(s->ust->child_sock);
 	s->ust->child_sock = -1;
 	unsetenv(UST_HANDOFF_ENV);
+	unsetenv(UST_WAKE_ENV);
 }
 
 /* What the command's processes sent: their descriptions and buffers. */
@@ -695,6 +750,8 @@ void rec_ust_consume(struct session *s)
 
 	if (!u || !s->recording)
 		return;
+	if (u->wake >= 0)
+		(void)!read(u->wake, &now, sizeof(now));	/* woken: the count back to 0 */
 	receive(s);
 	now = tr_clock_monotonic_ns();
 	if (now >= u->next_scan) {
@@ -781,7 +838,6 @@ static int dump_dir(struct session *s)
 
 int tr_ust_dump(pid_t pid, const char *output, int force)
 {
-	static const char *const all[] = { "*:*" };
 	struct tr_record_opts o = { .name = "ust dump", .pid = pid, .output = output, .force = force };
 	struct session s = { .o = &o, .dir = TR_TRACE_DIR_CLOSED, .recording = 1 };
 	struct rec_ust *u = calloc(1, sizeof(*u));
@@ -792,21 +848,18 @@ int tr_ust_dump(pid_t pid, const char *output, int force)
 	if (!u)
 		return -ENOMEM;
 	s.ust = u;
-	u->sock = u->child_sock = -1;
+	u->sock = u->child_sock = u->wake = -1;
 	u->readonly = 1;
-	u->patterns = malloc(sizeof(*u->patterns));
 	s.events.tep = tep_alloc();
-	err = u->patterns && s.events.tep ? 0 : -ENOMEM;
+	err = s.events.tep ? add_pattern(u, "*:*") : -ENOMEM;
 	if (!err && !each_memfd(NULL, pid, BUFFER_LINK, NULL)) {
 		rec_say("process %d has no libtracer-ust buffers that can be read (%s)", pid,
 			kill(pid, 0) && errno == ESRCH ? "no such process" :
 			"not linked with libtracer-ust, or no event recorded yet, or not ours to read: run as root or as its user");
 		err = -ENOENT;
 	}
-	if (!err) {
-		u->patterns[u->npatterns++] = all[0];
+	if (!err)
 		err = dump_dir(&s);
-	}
 	if (!err)
 		err = rec_ust_start(&s);
 	if (!err)
@@ -832,6 +885,29 @@ int tr_ust_dump(pid_t pid, const char *output, int force)
 	return err;
 }
 
+/* Each -e ust: that matched none of the events found: the closest, or the first few found. */
+static void say_unmatched(const struct rec_ust *u)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < u->npatterns; i++) {
+		struct tr_closest c;
+
+		if (u->matched[i])
+			continue;
+		tr_closest_init(&c, u->patterns[i]);
+		for (j = 0; j < u->nfound; j++)
+			tr_closest_offer(&c, u->found[j]);
+		fprintf(stderr, "  user space: -e ust:%s matched none of the events found", u->patterns[i]);
+		if (*c.name)
+			fprintf(stderr, "; did you mean ust:%s?\n", c.name);
+		for (j = 0; !*c.name && j < u->nfound && j < 4; j++)
+			fprintf(stderr, "%s ust:%s", j ? "," : ":", u->found[j]);
+		if (!*c.name)
+			fprintf(stderr, "%s\n", u->nfound > 4 ? ", ..." : "");
+	}
+}
+
 void rec_ust_summary(const struct session *s)
 {
 	const struct rec_ust *u = s->ust;
@@ -850,6 +926,8 @@ void rec_ust_summary(const struct session *s)
 		(unsigned long long)lost, (unsigned long long)overwritten);
 	if (!u->nbufs)
 		fprintf(stderr, "  user space: no process linked with libtracer-ust was found in the recording's scope (the command, -p PID, or -a)\n");
+	else
+		say_unmatched(u);
 }
 
 void rec_ust_close(struct session *s)
@@ -863,6 +941,8 @@ void rec_ust_close(struct session *s)
 		close(u->sock);
 	if (u->child_sock >= 0)
 		close(u->child_sock);
+	if (u->wake >= 0)
+		close(u->wake);
 	for (i = 0; i < u->nbufs; i++) {
 		munmap(u->bufs[i].region, u->bufs[i].size);
 		if (u->bufs[i].fd >= 0)
@@ -878,6 +958,10 @@ void rec_ust_close(struct session *s)
 	free(u->metas);
 	free(u->pids);
 	free(u->patterns);
+	free(u->matched);
+	for (i = 0; i < u->nfound; i++)
+		free(u->found[i]);
+	free(u->found);
 	free(u->copy);
 	free(u->out);
 	free(u);

@@ -10,7 +10,11 @@
  *	ustcheck values DIR	one typed event of each kind of value, dump
  *	ustcheck alternate N	N times: event ust:step, then getppid() (a recorder merges them)
  *	ustcheck ticks N MS	N events ust:tick, MS milliseconds apart
+ *	ustcheck paced N	N events ust:paced into 2 x 4 KiB in discard mode, each sub-buffer
+ *				only once the recorder has read the one before (fails after 30 s);
+ *				errno the same after each
  */
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
@@ -19,13 +23,18 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
+#include <tracer/layout.h>
 #include <tracer/ust.h>
+
+#include "ust/handoff.h"
 
 TRACER_CHANNEL(FLOOD, 4096, 4, TRACER_UST_OVERWRITE);
 TRACER_CHANNEL(RARE, 4096, 2, TRACER_UST_OVERWRITE);
 TRACER_CHANNEL(BAD, 5000, 4, TRACER_UST_OVERWRITE);
 TRACER_CHANNEL(STEPS, 65536, 4, TRACER_UST_DISCARD);
+TRACER_CHANNEL(PACED, 4096, 2, TRACER_UST_DISCARD);
 
 static int dumped(const char *dir, int err)
 {
@@ -119,6 +128,68 @@ static int ticks(long n, long ms)
 	return 0;
 }
 
+/* The control block of this process's one buffer, read-only, or NULL. */
+static const struct tr_buf_ctl *own_buffer(void)
+{
+	const char *want = "/memfd:" UST_BUFFER_MEMFD " (deleted)";
+	DIR *d = opendir("/proc/self/fd");
+	const struct tr_buf_ctl *ctl = NULL;
+	struct dirent *e;
+
+	while (d && !ctl && (e = readdir(d))) {
+		char path[300], link[64];
+		ssize_t n;
+		void *p;
+
+		snprintf(path, sizeof(path), "/proc/self/fd/%s", e->d_name);
+		n = readlink(path, link, sizeof(link) - 1);
+		if (n < 0 || (link[n] = 0, strcmp(link, want)))
+			continue;
+		p = mmap(NULL, TR_CTL_SIZE, PROT_READ, MAP_SHARED, atoi(e->d_name), 0);
+		ctl = p == MAP_FAILED ? NULL : p;
+	}
+	if (d)
+		closedir(d);
+	return ctl;
+}
+
+/*
+ * Discard mode without a loss, if the recorder reads each sub-buffer when
+ * it ends: the next is written only once the one before is read.  Its
+ * flush period is long (the test's --flush-ms), so only the writer's
+ * wake-up gets it read in time.
+ */
+static int paced(long n)
+{
+	const struct tr_buf_ctl *ctl = NULL;
+	long i, waited = 0;
+
+	for (i = 0; i < n; i++) {
+		struct timespec ms = { 0, 1000000 };
+
+		while (ctl && __atomic_load_n(&ctl->write_count, __ATOMIC_ACQUIRE) -
+			      __atomic_load_n(&ctl->consumed, __ATOMIC_ACQUIRE) > 4096) {
+			if (++waited == 30000) {
+				fprintf(stderr, "ustcheck: event %ld: the recorder read nothing for 30 s\n", i);
+				return 1;
+			}
+			nanosleep(&ms, NULL);
+		}
+		waited = 0;
+		errno = EDOM;
+		tracer_event(PACED, paced, i);
+		if (errno != EDOM) {
+			fprintf(stderr, "ustcheck: event %ld changed errno to %d\n", i, errno);
+			return 1;
+		}
+		if (!ctl && !(ctl = own_buffer())) {
+			fprintf(stderr, "ustcheck: no buffer of its own in /proc/self/fd\n");
+			return 1;
+		}
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "rare"))
@@ -137,6 +208,8 @@ int main(int argc, char **argv)
 		return alternate(atol(argv[2]));
 	if (argc == 4 && !strcmp(argv[1], "ticks"))
 		return ticks(atol(argv[2]), atol(argv[3]));
-	fprintf(stderr, "usage: ustcheck rare DIR | crash N | signal DIR N M | bad | exists DIR | values DIR | alternate N | ticks N MS\n");
+	if (argc == 3 && !strcmp(argv[1], "paced"))
+		return paced(atol(argv[2]));
+	fprintf(stderr, "usage: ustcheck rare DIR | crash N | signal DIR N M | bad | exists DIR | values DIR | alternate N | ticks N MS | paced N\n");
 	return 2;
 }

@@ -14,6 +14,14 @@
 /* The recorder's datagram socket a command it starts inherits, by number. */
 #define UST_HANDOFF_ENV		"TRACER_UST_FD"
 
+/*
+ * ... and its eventfd, by number: a writer that ends a sub-buffer adds 1
+ * to it, so that the recorder reads the sub-buffer at once rather than at
+ * its next flush period (a full buffer in discard mode loses events).
+ */
+#define UST_WAKE_ENV		"TRACER_UST_WAKE_FD"
+#define UST_WAKE_LINK		"anon_inode:[eventfd]"
+
 /* Each datagram: one of these bytes, and the memfd (SCM_RIGHTS). */
 #define UST_HANDOFF_META	'm'
 #define UST_HANDOFF_BUFFER	'b'

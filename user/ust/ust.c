@@ -186,7 +186,7 @@ fail:
 /* This thread's buffer of channel, taken over or made on its first event there. */
 static __attribute__((noinline)) struct ust_buffer *thread_buffer(unsigned int channel)
 {
-	int tid;
+	int tid, saved = errno;		/* recording leaves the program's errno as it was */
 
 	if (!self.pid_tid)
 		self.pid_tid = (__u64)getpid() << 32 | (__u32)gettid();
@@ -196,6 +196,7 @@ static __attribute__((noinline)) struct ust_buffer *thread_buffer(unsigned int c
 		self.buf[channel] = create(channel, tid);
 	if (self.buf[channel])
 		pthread_setspecific(thread_end, &self);
+	errno = saved;
 	return self.buf[channel];
 }
 
@@ -266,6 +267,9 @@ void tracer_ust_write(const struct tracer_ust_event *e, const uint64_t *values)
 		return;
 	write_payload(e, values, lengths, trb_payload(&slot), (__u32)self.pid_tid);
 	trb_commit(&b->rb, &slot);
+	/* It ended or filled a sub-buffer: delivered now, or at the commit of one it interrupted. */
+	if (unlikely(slot.switches & (TRB_SWITCH_OLD_END | TRB_SWITCH_NEW_END)))
+		ust_handoff_wake();
 }
 
 void tracer_ust_counts(struct tracer_ust_counts *counts)

@@ -7,27 +7,68 @@
  * SCM_RIGHTS; the kernel adds this process's credentials).  The recorder
  * then holds the memory, so it reads even a program that lived for a
  * millisecond to its last record.  Processes it did not start it finds
- * itself, through /proc (user/record_ust.c).  Async-signal-safe.
+ * itself, through /proc (user/record_ust.c), and reads at its flush
+ * period; those it started also wake it through TRACER_UST_WAKE_FD each
+ * time a sub-buffer ends.  Async-signal-safe.
  */
 #define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "ust_impl.h"
 
 static int recorder_fd = -1;
+static int wake_fd = -1;
+
+/* The descriptor numbered by environment variable name, or -1. */
+static int inherited_fd(const char *name)
+{
+	const char *text = getenv(name);
+	char *end;
+	long fd = text ? strtol(text, &end, 10) : -1;
+
+	return fd >= 0 && fd < (1 << 20) && !*end ? fd : -1;
+}
+
+/* Whether fd is an eventfd: an 8-byte write into anything else would damage it. */
+static int is_eventfd(int fd)
+{
+	char path[32], link[sizeof(UST_WAKE_LINK) + 1];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	n = readlink(path, link, sizeof(link));
+	return n == sizeof(UST_WAKE_LINK) - 1 && !memcmp(link, UST_WAKE_LINK, n);
+}
 
 void ust_handoff_init(void)
 {
-	const char *text = getenv(UST_HANDOFF_ENV);
-	char *end;
-	long fd = text ? strtol(text, &end, 10) : -1;
+	int fd = inherited_fd(UST_HANDOFF_ENV);
 	struct stat st;
 
-	if (fd >= 0 && fd < (1 << 20) && !*end && !fstat(fd, &st) && S_ISSOCK(st.st_mode))
-		recorder_fd = fd;
+	if (fd < 0 || fstat(fd, &st) || !S_ISSOCK(st.st_mode))
+		return;
+	recorder_fd = fd;
+	fd = inherited_fd(UST_WAKE_ENV);
+	if (fd >= 0 && is_eventfd(fd))
+		wake_fd = fd;
+}
+
+void ust_handoff_wake(void)
+{
+	const __u64 one = 1;
+	int saved = errno;
+
+	if (wake_fd < 0)
+		return;
+	/* Fails only when the count would overflow: the recorder is awake then. */
+	if (write(wake_fd, &one, sizeof(one)) < 0)
+		errno = saved;
 }
 
 void ust_handoff(char kind, int fd)

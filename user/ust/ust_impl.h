@@ -88,6 +88,8 @@ void ust_clock_after(__u64 ns);
 /* A recorder that started this program (handoff.h, ust_handoff.c). */
 void ust_handoff_init(void);
 void ust_handoff(char kind, int fd);
+/* A sub-buffer ended: wake that recorder, if any.  errno is kept. */
+void ust_handoff_wake(void);
 
 /* TRACER_UST_CRASH_DIR: dump there on a fatal signal (ust_dump.c). */
 void ust_crash_dumps_from_env(void);
