@@ -220,6 +220,19 @@ if [ "$(id -u)" = 0 ]; then
 	}
 	check "record: a discard channel's writer wakes the recorder, nothing lost; unmatched -e ust: said" woken
 
+	# With -a, a program started while it records but not by its command
+	# (no TRACER_UST_FD) hands its buffers over through the registry as it
+	# makes them: all of a program that lives a millisecond is recorded.
+	registry() {
+		"$TRACER" record -a -e 'ust:ust:step' -o "$work/registry" -- \
+			env -u TRACER_UST_FD -u TRACER_UST_WAKE_FD "$USTCHECK" alternate 100 \
+			>/dev/null 2>"$work/rec.err" || { diag "$work/rec.err"; return 1; }
+		grep -q '  user space: 100 events from 1 process (1 buffers); lost 0, overwritten 0' "$work/rec.err" &&
+			[ "$("$TRACER" report "$work/registry" | grep -c ' ust:step: i=')" = 100 ] ||
+			{ diag "$work/rec.err"; return 1; }
+	}
+	check "record -a: a short program started during the recording, not by it, is read whole" registry
+
 	# A program started before the recorder is found by -p, every tick from when it is.
 	found_by_pid() {
 		"$USTCHECK" ticks 300 10 2>/dev/null &
@@ -275,6 +288,7 @@ else
 	skip "ust dump PID during a recording" "recording needs root here"
 	skip "record -p PID: a program that started before is found" "recording needs root here"
 	skip "record: a discard channel's writer wakes the recorder" "recording needs root here"
+	skip "record -a: a short program started during the recording" "recording needs root here"
 fi
 
 # Refused in one line, nothing created.

@@ -49,6 +49,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 #include <event-parse.h>
@@ -117,6 +118,7 @@ struct rec_ust {
 	int sock;			/* the command's handoff socket, our end, or -1 */
 	int child_sock;			/* ... its end, until the command has it */
 	int wake;			/* the eventfd its writers add to, or -1 */
+	int registry;			/* -a, -p: where other programs hand theirs, or -1 */
 };
 
 static int add_pattern(struct rec_ust *u, const char *pattern)
@@ -169,7 +171,7 @@ int rec_ust_split_specs(struct session *s, const char **specs, const char **filt
 		if (!s->ust && !(s->ust = calloc(1, sizeof(*s->ust))))
 			return -ENOMEM;
 		u = s->ust;
-		u->sock = u->child_sock = u->wake = -1;
+		u->sock = u->child_sock = u->wake = u->registry = -1;
 		if (add_pattern(u, o->events[i] + 4))
 			return -ENOMEM;
 	}
@@ -218,6 +220,33 @@ static int append_at(int dir_fd, const char *name, const char *text, size_t len)
 	return err;
 }
 
+/*
+ * -a, -p: the abstract address programs started while we record hand
+ * their memory to (ust/handoff.h).  One recorder at a time has it; another
+ * finds new programs by its scans only, and says so.
+ */
+static int open_registry(struct session *s)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	socklen_t len = offsetof(struct sockaddr_un, sun_path) + 1 + strlen(UST_REGISTRY_NAME);
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0), on = 1;
+
+	memcpy(addr.sun_path + 1, UST_REGISTRY_NAME, strlen(UST_REGISTRY_NAME));
+	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &on, sizeof(on))) {
+		if (fd >= 0)
+			close(fd);
+		return -errno;
+	}
+	if (bind(fd, (struct sockaddr *)&addr, len)) {
+		rec_say("note: another recorder receives libtracer-ust programs as they start (%s); "
+			"this one finds them every %llu ms", strerror(errno), SCAN_NS / 1000000);
+		close(fd);
+		return 0;
+	}
+	s->ust->registry = fd;
+	return tr_waiter_watch(&s->waiter, fd, EPOLLIN);
+}
+
 int rec_ust_start(struct session *s)
 {
 	struct rec_ust *u = s->ust;
@@ -246,6 +275,8 @@ int rec_ust_start(struct session *s)
 		err = append_at(s->dir.meta_fd, TR_TRACE_CHANNELS, line, strlen(line));
 	if (err)
 		rec_say("cannot declare the user-space events' channel in %s: %s", s->o->output, strerror(-err));
+	if (!err && !u->readonly && (s->o->system_wide || s->o->pid))
+		err = open_registry(s);
 	return err;
 }
 
@@ -627,11 +658,13 @@ void rec_ust_command_started(struct session *s)
 	unsetenv(UST_WAKE_ENV);
 }
 
-/* What the command's processes sent: their descriptions and buffers. */
-static void receive(struct session *s)
+/*
+ * What programs sent to sock: their descriptions and buffers.  The
+ * command's socket is its processes' alone; the registry's senders may be
+ * any process, in scope or not.
+ */
+static void receive_from(struct session *s, int sock, int check_scope)
 {
-	struct rec_ust *u = s->ust;
-
 	for (;;) {
 		char control[CMSG_SPACE(sizeof(struct ucred)) + CMSG_SPACE(sizeof(int))], kind;
 		struct iovec iov = { .iov_base = &kind, .iov_len = 1 };
@@ -641,7 +674,7 @@ static void receive(struct session *s)
 		pid_t pid = 0;
 		int fd = -1;
 
-		if (u->sock < 0 || recvmsg(u->sock, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) != 1)
+		if (sock < 0 || recvmsg(sock, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) != 1)
 			return;
 		for (c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
 			if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS)
@@ -650,6 +683,8 @@ static void receive(struct session *s)
 			    c->cmsg_len == CMSG_LEN(sizeof(int)))
 				memcpy(&fd, CMSG_DATA(c), sizeof(int));
 		}
+		if (pid > 0 && check_scope && !in_scope(s, pid))
+			pid = 0;
 		if (fd >= 0 && pid > 0 && kind == UST_HANDOFF_META)
 			take_meta(s, pid, fd);
 		else if (fd >= 0 && pid > 0 && kind == UST_HANDOFF_BUFFER)
@@ -657,6 +692,12 @@ static void receive(struct session *s)
 		if (fd >= 0)
 			close(fd);
 	}
+}
+
+static void receive(struct session *s)
+{
+	receive_from(s, s->ust->sock, 0);
+	receive_from(s, s->ust->registry, 1);
 }
 
 /* --- Reading buffers ---------------------------------------------------------- */
@@ -848,7 +889,7 @@ int tr_ust_dump(pid_t pid, const char *output, int force)
 	if (!u)
 		return -ENOMEM;
 	s.ust = u;
-	u->sock = u->child_sock = u->wake = -1;
+	u->sock = u->child_sock = u->wake = u->registry = -1;
 	u->readonly = 1;
 	s.events.tep = tep_alloc();
 	err = s.events.tep ? add_pattern(u, "*:*") : -ENOMEM;
@@ -943,6 +984,8 @@ void rec_ust_close(struct session *s)
 		close(u->child_sock);
 	if (u->wake >= 0)
 		close(u->wake);
+	if (u->registry >= 0)
+		close(u->registry);
 	for (i = 0; i < u->nbufs; i++) {
 		munmap(u->bufs[i].region, u->bufs[i].size);
 		if (u->bufs[i].fd >= 0)

@@ -22,6 +22,14 @@
 #define UST_WAKE_ENV		"TRACER_UST_WAKE_FD"
 #define UST_WAKE_LINK		"anon_inode:[eventfd]"
 
+/*
+ * Where a program that no recorder started hands its memory: a recorder
+ * of -a or -p binds this abstract datagram address, so that programs
+ * started while it records are read from their first event, however
+ * short they live.  Programs started before it are found through /proc.
+ */
+#define UST_REGISTRY_NAME	"tracer-ust-registry"
+
 /* Each datagram: one of these bytes, and the memfd (SCM_RIGHTS). */
 #define UST_HANDOFF_META	'm'
 #define UST_HANDOFF_BUFFER	'b'

@@ -1,29 +1,35 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Handing the buffers to a recorder that started this program: `tracer
- * record -e ust:... -- CMD` gives its command (and what that starts) a
- * datagram socket, TRACER_UST_FD in the environment, and each buffer and
- * event description made is sent there as it is made (its memfd, with
- * SCM_RIGHTS; the kernel adds this process's credentials).  The recorder
- * then holds the memory, so it reads even a program that lived for a
- * millisecond to its last record.  Processes it did not start it finds
- * itself, through /proc (user/record_ust.c), and reads at its flush
- * period; those it started also wake it through TRACER_UST_WAKE_FD each
- * time a sub-buffer ends.  Async-signal-safe.
+ * Handing the buffers to a recorder: `tracer record -e ust:... -- CMD`
+ * gives its command (and what that starts) a datagram socket,
+ * TRACER_UST_FD in the environment; a recorder of -a or -p binds
+ * UST_REGISTRY_NAME, which any other program started while it records
+ * connects to.  Each buffer and event description made is sent there as
+ * it is made (its memfd, with SCM_RIGHTS; the kernel adds this process's
+ * credentials).  The recorder then holds the memory, so it reads even a
+ * program that lived for a millisecond to its last record.  Programs
+ * started before it, it finds itself, through /proc (user/record_ust.c).
+ * A command's writers also wake it through TRACER_UST_WAKE_FD each time a
+ * sub-buffer ends; it reads the others at its flush period.
+ * Async-signal-safe.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "ust_impl.h"
 
 static int recorder_fd = -1;
 static int wake_fd = -1;
+/* A recorder we were not started by is not waited for: /proc finds what it misses. */
+static int send_flags = MSG_NOSIGNAL;
 
 /* The descriptor numbered by environment variable name, or -1. */
 static int inherited_fd(const char *name)
@@ -46,17 +52,37 @@ static int is_eventfd(int fd)
 	return n == sizeof(UST_WAKE_LINK) - 1 && !memcmp(link, UST_WAKE_LINK, n);
 }
 
+/* A recorder's registry, connected, or -1 when none records. */
+static int registry(void)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	socklen_t len = offsetof(struct sockaddr_un, sun_path) + 1 + strlen(UST_REGISTRY_NAME);
+
+	memcpy(addr.sun_path + 1, UST_REGISTRY_NAME, strlen(UST_REGISTRY_NAME));
+	if (fd >= 0 && connect(fd, (struct sockaddr *)&addr, len)) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
 void ust_handoff_init(void)
 {
-	int fd = inherited_fd(UST_HANDOFF_ENV);
+	int fd = inherited_fd(UST_HANDOFF_ENV), saved = errno;
 	struct stat st;
 
-	if (fd < 0 || fstat(fd, &st) || !S_ISSOCK(st.st_mode))
+	if (fd < 0 || fstat(fd, &st) || !S_ISSOCK(st.st_mode)) {
+		recorder_fd = registry();
+		send_flags |= MSG_DONTWAIT;
+		errno = saved;
 		return;
+	}
 	recorder_fd = fd;
 	fd = inherited_fd(UST_WAKE_ENV);
 	if (fd >= 0 && is_eventfd(fd))
 		wake_fd = fd;
+	errno = saved;
 }
 
 void ust_handoff_wake(void)
@@ -80,6 +106,7 @@ void ust_handoff(char kind, int fd)
 		.msg_control = control, .msg_controllen = sizeof(control),
 	};
 	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+	int saved = errno;
 
 	if (recorder_fd < 0)
 		return;
@@ -88,5 +115,6 @@ void ust_handoff(char kind, int fd)
 	c->cmsg_len = CMSG_LEN(sizeof(int));
 	memcpy(CMSG_DATA(c), &fd, sizeof(int));
 	/* A recorder that is gone refuses it: nothing else to do. */
-	sendmsg(recorder_fd, &msg, MSG_NOSIGNAL);
+	if (sendmsg(recorder_fd, &msg, send_flags) < 0)
+		errno = saved;
 }
