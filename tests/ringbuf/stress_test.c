@@ -80,6 +80,26 @@ static unsigned char fill_byte(__u64 seq, __u32 i, __u32 stream)
 }
 
 /* One attempt of a stream: reserve, fill, commit; remember the outcome. */
+/*
+ * Sleep 200 us inside a reservation, whatever the signals.  Toward an
+ * absolute deadline: nanosleep()'s remaining time, interrupted every 50 us
+ * by the timer's signal, never falls below its timer slack (50 us), and a
+ * loop over it may sleep forever.
+ */
+static void hold_200us(void)
+{
+	struct timespec until;
+
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_nsec += 200000;
+	if (until.tv_nsec >= 1000000000) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000;
+	}
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL))
+		;
+}
+
 static void emit(struct run *r, __u32 stream, int hold)
 {
 	struct stream *st = &r->streams[stream];
@@ -98,12 +118,8 @@ static void emit(struct run *r, __u32 stream, int hold)
 		rec->seq = seq;
 		for (i = 0; i < fill; i++)
 			rec->bytes[i] = fill_byte(seq, i, stream);
-		if (hold) {
-			struct timespec nap = { 0, 200000 };
-
-			while (nanosleep(&nap, &nap))
-				;
-		}
+		if (hold)
+			hold_200us();
 		trb_commit(&r->buf.rb, &s);
 		st->reserved[seq] = 1;
 	}
