@@ -26,7 +26,8 @@
 #define WRITERS		3
 #define WAVES		2
 #define STREAMS		(2 * WRITERS * WAVES)	/* a thread and its handler each */
-#define PER_WRITER	200000
+#define PER_WRITER	200000			/* at least; then until the wave saw its dumps */
+#define DUMPS_PER_WAVE	6
 
 TRACER_CHANNEL(DISCARD, 4096, 4, TRACER_UST_DISCARD);
 TRACER_CHANNEL(OVERWRITE, 4096, 4, TRACER_UST_OVERWRITE);
@@ -36,7 +37,7 @@ static __u64 attempted[STREAMS];
 static __thread int my_stream = -1;
 static volatile int writing;
 static char dir[64];
-static int dumps;
+static int dumps;				/* made so far: the dumper's, read by writers */
 
 static void record(unsigned int stream)
 {
@@ -55,18 +56,25 @@ static void on_timer(int sig)
 		record(my_stream + WRITERS * WAVES);
 }
 
+/*
+ * A writer of wave stream / WRITERS: PER_WRITER records, and more until
+ * the dumper has made this wave's dumps, however slowly it is scheduled
+ * (at most 50 times as many, should dumps fail: the count check says so).
+ */
 static void *writer(void *arg)
 {
 	struct sigevent ev = { .sigev_notify = SIGEV_THREAD_ID, .sigev_signo = SIGUSR1 };
 	struct itimerspec every = { { 0, 50000 }, { 0, 50000 } };
+	int wave_dumps = DUMPS_PER_WAVE * ((int)(long)arg / WRITERS + 1);
 	timer_t timer;
-	int i;
+	long i;
 
 	ev._sigev_un._tid = gettid();
 	timer_create(CLOCK_MONOTONIC, &ev, &timer);
 	my_stream = (int)(long)arg;
 	timer_settime(timer, 0, &every, NULL);
-	for (i = 0; i < PER_WRITER; i++)
+	for (i = 0; i < 50L * PER_WRITER &&
+		    (i < PER_WRITER || __atomic_load_n(&dumps, __ATOMIC_RELAXED) < wave_dumps); i++)
 		record(my_stream);
 	timer_delete(timer);
 	my_stream = -1;
@@ -79,7 +87,7 @@ static void dump_next(void)
 
 	snprintf(path, sizeof(path), "%s/dump%d", dir, dumps);
 	if (!tracer_ust_dump(path))
-		dumps++;
+		__atomic_fetch_add(&dumps, 1, __ATOMIC_RELAXED);
 }
 
 static void *dumper(void *unused)
@@ -187,7 +195,7 @@ static void run(struct tracer_ust_channel *c)
 	}
 	tap_diag("%d dumps; attempted %llu, dumped %llu, lost %llu, overwritten %llu", dumps,
 		 total, t.dumped, after.lost - before.lost, after.overwritten - before.overwritten);
-	EXPECT(dumps > 10);
+	EXPECT(dumps > DUMPS_PER_WAVE * WAVES);
 	EXPECT_EQ(t.problems, 0);
 	EXPECT_EQ(t.duplicates, 0);
 	EXPECT_EQ(t.out_of_range, 0);

@@ -111,18 +111,22 @@ void tracer_ust_register(struct tracer_ust_event *const *begin,
 	pthread_mutex_unlock(&registration);
 }
 
+/* b is free for the next thread that needs a buffer of its channel. */
+static void release(struct ust_buffer *b)
+{
+	b->released = ust_clock();
+	__atomic_store_n(&b->owner, 0, __ATOMIC_RELEASE);
+}
+
 /* The thread ended: its buffers are free for the next thread. */
 static void release_buffers(void *unused)
 {
 	unsigned int c;
 
 	(void)unused;
-	for (c = 0; c < TR_MAX_CHANNELS; c++) {
-		if (!self.buf[c])
-			continue;
-		self.buf[c]->released = ust_clock();
-		__atomic_store_n(&self.buf[c]->owner, 0, __ATOMIC_RELEASE);
-	}
+	for (c = 0; c < TR_MAX_CHANNELS; c++)
+		if (self.buf[c])
+			release(self.buf[c]);
 	memset(&self, 0, sizeof(self));
 }
 
@@ -183,17 +187,27 @@ fail:
 	return NULL;
 }
 
-/* This thread's buffer of channel, taken over or made on its first event there. */
+/*
+ * This thread's buffer of channel, taken over or made on its first event
+ * there.  A signal handler that records may interrupt this and get the
+ * thread a buffer first: then the one got here is freed again, since only
+ * the buffer in self.buf is ever released, and an owned buffer is never
+ * flushed by a dump, so its overwritten records would go uncounted.
+ */
 static __attribute__((noinline)) struct ust_buffer *thread_buffer(unsigned int channel)
 {
 	int tid, saved = errno;		/* recording leaves the program's errno as it was */
+	struct ust_buffer *b, *none = NULL;
 
 	if (!self.pid_tid)
 		self.pid_tid = (__u64)getpid() << 32 | (__u32)gettid();
 	tid = (__u32)self.pid_tid;
-	self.buf[channel] = take_over(channel, tid);
-	if (!self.buf[channel])
-		self.buf[channel] = create(channel, tid);
+	b = take_over(channel, tid);
+	if (!b)
+		b = create(channel, tid);
+	if (b && !__atomic_compare_exchange_n(&self.buf[channel], &none, b, 0, __ATOMIC_RELAXED,
+					      __ATOMIC_RELAXED))
+		release(b);
 	if (self.buf[channel])
 		pthread_setspecific(thread_end, &self);
 	errno = saved;
