@@ -505,13 +505,18 @@ static void take_buffer(struct session *s, pid_t pid, int fd)
 	struct stat st;
 	void *region;
 
+	struct trb_buf rb;
+	int attached;
+
 	if (fstat(fd, &st) || known_buffer(u, &st) || st.st_size < TR_CTL_SIZE)
 		return;
 	region = mmap(NULL, st.st_size, PROT_READ | (u->readonly ? 0 : PROT_WRITE), MAP_SHARED,
 		      fd, 0);
 	if (region == MAP_FAILED)
 		return;
-	b = realloc(u->bufs, (u->nbufs + 1) * sizeof(*b));
+	/* Found by a scan while its program still makes it: taken when it is made. */
+	attached = trb_attach(&rb, region, tr_clock_monotonic_ns);
+	b = attached == -EAGAIN ? NULL : realloc(u->bufs, (u->nbufs + 1) * sizeof(*b));
 	if (!b) {
 		munmap(region, st.st_size);
 		return;
@@ -519,9 +524,9 @@ static void take_buffer(struct session *s, pid_t pid, int fd)
 	u->bufs = b;
 	b = &b[u->nbufs];
 	*b = (struct ust_buf) { .pid = pid, .dev = st.st_dev, .ino = st.st_ino, .region = region,
-				.size = st.st_size, .stream = u->nbufs, .fd = -1 };
+				.size = st.st_size, .stream = u->nbufs, .fd = -1, .rb = rb };
 	/* Its geometry from its own control block, which must fit what was mapped. */
-	if (trb_attach(&b->rb, region, tr_clock_monotonic_ns) ||
+	if (attached ||
 	    TR_BUF_REGION_SIZE(b->rb.subbuf_size, 1u << b->rb.nsubbuf_order) > (__u64)st.st_size ||
 	    b->rb.stream_id >= TR_MAX_CHANNELS)
 		b->damaged = 1;
@@ -955,16 +960,25 @@ void rec_ust_summary(const struct session *s)
 	__u64 lost = 0, overwritten = 0;
 	unsigned int i;
 
+	unsigned int damaged = 0;
+
 	if (!u)
 		return;
 	for (i = 0; i < u->nbufs; i++)
-		if (!u->bufs[i].damaged) {
+		if (u->bufs[i].damaged) {
+			damaged++;
+		} else {
 			lost += trb_lost(&u->bufs[i].rb);
 			overwritten += u->bufs[i].rb.ctl->records_overrun;
 		}
 	fprintf(stderr, "  user space: %lu events from %u process%s (%u buffers); lost %llu, overwritten %llu\n",
 		u->records, u->npids, u->npids == 1 ? "" : "es", u->nbufs,
 		(unsigned long long)lost, (unsigned long long)overwritten);
+	if (u->left_out)
+		fprintf(stderr, "  user space: %lu records of events no -e selects left out\n", u->left_out);
+	if (damaged)
+		fprintf(stderr, "  user space: %u buffers not read (their tables were not a buffer's): what they held is not counted\n",
+			damaged);
 	if (!u->nbufs)
 		fprintf(stderr, "  user space: no process linked with libtracer-ust was found in the recording's scope (the command, -p PID, or -a)\n");
 	else

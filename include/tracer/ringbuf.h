@@ -233,22 +233,10 @@ static inline const char *trb_geometry_problem(__u64 subbuf_size, __u64 nsubbuf)
 	return NULL;
 }
 
-/*
- * Bind a handle to a region whose control block is initialised, after
- * checking it: the region may come from another process or the kernel.
- */
-static inline int trb_attach(struct trb_buf *b, void *region,
-			     __u64 (*clock)(void))
+static inline void trb_bind(struct trb_buf *b, void *region, __u64 (*clock)(void))
 {
 	struct tr_buf_ctl *ctl = region;
 
-	if (ctl->magic != TR_CTL_MAGIC || ctl->layout_version != TR_LAYOUT_VERSION)
-		return -EPROTO;
-	if (ctl->subbuf_order >= 64 || ctl->nsubbuf_order >= 64 ||
-	    trb_geometry_problem(1ull << ctl->subbuf_order,
-				 1ull << ctl->nsubbuf_order) ||
-	    ctl->mode > TR_MODE_OVERWRITE)
-		return -EPROTO;
 	b->ctl = ctl;
 	b->data = (char *)region + TR_CTL_SIZE;
 	b->clock = clock;
@@ -261,6 +249,29 @@ static inline int trb_attach(struct trb_buf *b, void *region,
 	b->cpu = ctl->cpu;
 	b->stream_id = ctl->stream_id;
 	b->start = ctl->start;
+}
+
+/*
+ * Bind a handle to a region whose control block is initialised, after
+ * checking it: the region may come from another process or the kernel.
+ * -EAGAIN while its magic is not written: trb_init() writes it last, so
+ * another process that maps a buffer being made can try again later.
+ */
+static inline int trb_attach(struct trb_buf *b, void *region,
+			     __u64 (*clock)(void))
+{
+	struct tr_buf_ctl *ctl = region;
+
+	if (trb_read_acquire32(&ctl->magic) != TR_CTL_MAGIC)
+		return ctl->magic ? -EPROTO : -EAGAIN;
+	if (ctl->layout_version != TR_LAYOUT_VERSION)
+		return -EPROTO;
+	if (ctl->subbuf_order >= 64 || ctl->nsubbuf_order >= 64 ||
+	    trb_geometry_problem(1ull << ctl->subbuf_order,
+				 1ull << ctl->nsubbuf_order) ||
+	    ctl->mode > TR_MODE_OVERWRITE)
+		return -EPROTO;
+	trb_bind(b, region, clock);
 	return 0;
 }
 
@@ -280,7 +291,6 @@ static inline int trb_init(struct trb_buf *b, void *region,
 	if (trb_geometry_problem(cfg->subbuf_size, nsubbuf) ||
 	    cfg->start & (cfg->subbuf_size - 1) || cfg->mode > TR_MODE_OVERWRITE)
 		return -EINVAL;
-	ctl->magic = TR_CTL_MAGIC;
 	ctl->layout_version = TR_LAYOUT_VERSION;
 	ctl->subbuf_order = trb_log2(cfg->subbuf_size);
 	ctl->nsubbuf_order = trb_log2(nsubbuf);
@@ -290,7 +300,7 @@ static inline int trb_init(struct trb_buf *b, void *region,
 	ctl->start = cfg->start;
 	ctl->write_count = cfg->start;
 	ctl->consumed = cfg->start;
-	trb_attach(b, region, clock);
+	trb_bind(b, region, clock);
 	for (i = 0; i < nsubbuf; i++) {
 		__u64 first = cfg->start +
 			(__u64)((i - trb_sb_index(b, cfg->start)) & (nsubbuf - 1)) *
@@ -302,6 +312,7 @@ static inline int trb_init(struct trb_buf *b, void *region,
 		ctl->sbid[i] = trb_sbid_make(i, trb_lap_tag(b, first - b->buf_size));
 	}
 	ctl->reader_sbid = trb_sbid_make(nsubbuf, 0);
+	trb_write_release32(&ctl->magic, TR_CTL_MAGIC);
 	return 0;
 }
 

@@ -71,6 +71,17 @@ static inline void trb_write_release(__u64 *p, __u64 v)
 	smp_store_release(p, v);
 }
 
+/* The control block's magic, written last by trb_init() (ringbuf.h). */
+static inline __u32 trb_read_acquire32(const __u32 *p)
+{
+	return smp_load_acquire(p);
+}
+
+static inline void trb_write_release32(__u32 *p, __u32 v)
+{
+	smp_store_release(p, v);
+}
+
 /* Orders the reads before it before the reads after it. */
 static inline void trb_read_fence(void)
 {
@@ -118,6 +129,17 @@ static inline void trb_write(__u64 *p, __u64 v)
 
 /* Publishes every write before it together with this one. */
 static inline void trb_write_release(__u64 *p, __u64 v)
+{
+	__atomic_store_n(p, v, __ATOMIC_RELEASE);
+}
+
+/* The control block's magic, written last by trb_init() (ringbuf.h). */
+static inline __u32 trb_read_acquire32(const __u32 *p)
+{
+	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+
+static inline void trb_write_release32(__u32 *p, __u32 v)
 {
 	__atomic_store_n(p, v, __ATOMIC_RELEASE);
 }
