@@ -9,6 +9,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
@@ -74,8 +75,15 @@ static const char usage_record[] =
 "                         (default: the recording's); at most 7, besides the default channel0\n"
 "      --flush-ms MS      deliver partly filled sub-buffers every MS ms, 1 to 60000 (default 100)\n"
 "      --backend WHO      auto (default: the kernel module if loaded), bpf or kmod\n"
+"      --relay net://HOST[:CONTROL_PORT[:DATA_PORT]]  stream the trace to LTTng's relay daemon\n"
+"                         (lttng-relayd, ports 5342 and 5343 by default), which writes it under\n"
+"                         HOST/SESSION-DATE/; with -o as well as into DIR, else instead\n"
+"      --relay-session NAME  the session's name there (default: DIR's name, else tracer-PID)\n"
+"      --relay-live       a live session: readers (babeltrace2 -i lttng-live\n"
+"                         net://RELAY/host/HOST/SESSION) see each packet as it is flushed\n"
 "  -v, --verbose          show libbpf's messages (verifier logs when loading fails)\n"
-"With a command, the exit status is the command's (128 + N when signal N ended it).\n"
+"With a command, the exit status is the command's (128 + N when signal N ended it); 1 when\n"
+"writing failed, or the relay went away (what reached it stays readable, -o's trace is whole).\n"
 "Other tools (perf stat, perf record) see the same tracepoints while tracer records them.\n"
 "Events the kernel skips (a BPF program already running on that CPU) are counted as lost.\n";
 
@@ -448,10 +456,13 @@ static int bad_option(void)
 }
 
 enum { OPT_COMM = 256, OPT_MODE, OPT_BUFFER, OPT_SUBBUF, OPT_FLUSH, OPT_BACKEND, OPT_FILTER,
-       OPT_FLIGHT, OPT_SNAPSHOT_ON, OPT_CALL_GRAPH, OPT_CHANNEL, OPT_CONTEXT, OPT_FUNCTION };
+       OPT_FLIGHT, OPT_SNAPSHOT_ON, OPT_CALL_GRAPH, OPT_CHANNEL, OPT_CONTEXT, OPT_FUNCTION,
+       OPT_RELAY, OPT_RELAY_LIVE, OPT_RELAY_SESSION };
 
 /* --mode given on the command line, to refuse --mode discard --flight-recorder. */
 static int mode_given;
+/* -o given: with --relay, the trace is written there as well. */
+static int output_given;
 
 /* --filter belongs to the -e before it, as in perf record. */
 static int parse_filter(struct tr_record_opts *o, const char **filters, const char *expr)
@@ -498,7 +509,16 @@ static int record_option(struct tr_record_opts *o, const char **events, const ch
 			return refuse("--comm", optarg, "a command name has 1 to %d characters",
 				      MAX_COMM);
 		return 0;
-	case 'o': o->output = optarg; return *optarg ? 0 : refuse("--output", optarg, "empty");
+	case 'o':
+		o->output = optarg;
+		output_given = 1;
+		return *optarg ? 0 : refuse("--output", optarg, "empty");
+	case OPT_RELAY: o->relay = optarg; return 0;
+	case OPT_RELAY_LIVE: o->relay_live = 1; return 0;
+	case OPT_RELAY_SESSION:
+		o->relay_session = optarg;
+		return *optarg && strlen(optarg) < 200 && *optarg != '.' && !strchr(optarg, '/') ? 0 :
+		       refuse("--relay-session", optarg, "a name of 1 to 199 characters, no '/', not starting with '.'");
 	case 'f': o->force = 1; return 0;
 	case 'd': return parse_duration("--duration", optarg, &o->duration);
 	case OPT_MODE:
@@ -569,6 +589,12 @@ static struct tr_record_opts record_defaults(const char **events, const char **f
 	};
 }
 
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st, (void)flag, (void)ftw;
+	return remove(path);
+}
+
 static int cmd_record(int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -582,6 +608,9 @@ static int cmd_record(int argc, char **argv)
 		{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
 		{ "context", required_argument, NULL, OPT_CONTEXT },
 		{ "channel", required_argument, NULL, OPT_CHANNEL },
+		{ "relay", required_argument, NULL, OPT_RELAY },
+		{ "relay-live", no_argument, NULL, OPT_RELAY_LIVE },
+		{ "relay-session", required_argument, NULL, OPT_RELAY_SESSION },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -589,7 +618,8 @@ static int cmd_record(int argc, char **argv)
 	const char **filters = calloc(argc, sizeof(*filters));
 	unsigned int *channels = calloc(argc, sizeof(*channels));
 	struct tr_record_opts o = record_defaults(events, filters, channels);
-	int c;
+	char relay_dir[] = "/tmp/tracer-relay-XXXXXX", session[32], *metadata_dir = NULL;
+	int c, status;
 
 	while ((c = getopt_long(argc, argv, "+e:ap:C:o:fd:ghv", options, NULL)) != -1) {
 		if (c == 'h') {
@@ -615,13 +645,42 @@ static int cmd_record(int argc, char **argv)
 			me);
 		return 2;
 	}
+	if ((o.relay_live || o.relay_session) && !o.relay) {
+		fprintf(stderr, "%s: --relay-live and --relay-session go with --relay net://HOST\n", me);
+		return 2;
+	}
+	if (o.relay && o.flight_recorder) {
+		fprintf(stderr, "%s: --relay streams what is recorded; a flight recorder writes only snapshots, not streamed yet\n",
+			me);
+		return 2;
+	}
 	if (o.flight_recorder)
 		o.channels[0].mode = TR_MODE_OVERWRITE;
 	if (assign_channels(&o, events, channels))
 		return 2;
 	if (optind < argc)
 		o.command = argv + optind;
-	return tr_record(&o);
+	if (o.relay && !o.relay_session) {
+		snprintf(session, sizeof(session), "tracer-%d", (int)getpid());
+		o.relay_session = output_given ? basename(o.output) : session;
+	}
+	/* --relay alone: the metadata in a directory of our own, no stream file. */
+	if (o.relay && !output_given) {
+		if (!mkdtemp(relay_dir)) {
+			fprintf(stderr, "%s: cannot make a directory for the metadata: %s\n", me, strerror(errno));
+			return 1;
+		}
+		if (asprintf(&metadata_dir, "%s/trace", relay_dir) < 0)
+			return 1;
+		o.output = metadata_dir;
+		o.relay_only = 1;
+	}
+	status = tr_record(&o);
+	if (metadata_dir) {
+		nftw(relay_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+		free(metadata_dir);
+	}
+	return status;
 }
 
 /*

@@ -94,8 +94,6 @@ wait_attached() { # wait_attached PID
 	return 1
 }
 
-# Waits until a command succeeds, for at most SECONDS: a guard against a
-# hang, far beyond what the condition needs even on a loaded machine.
 # Waits until a recorder without a command says it records (LOG: its
 # stderr), for as long as it lives.
 wait_recording() { # wait_recording PID LOG
@@ -106,6 +104,8 @@ wait_recording() { # wait_recording PID LOG
 	return 1
 }
 
+# Waits until a command succeeds, for at most SECONDS: a guard against a
+# hang, far beyond what the condition needs even on a loaded machine.
 wait_until() { # wait_until SECONDS COMMAND...
 	local deadline=$((SECONDS + $1))
 	shift

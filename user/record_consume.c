@@ -83,6 +83,8 @@ void rec_consume(struct session *s)
 				s->write_error = store_packet(s, stream, packet);
 			if (s->live && !s->write_error)
 				rec_live_feed(s, stream, packet);
+			if (s->relay && !s->write_error)
+				rec_relay_packet(s, stream, packet);
 			if (!s->write_error)
 				count_records(s, packet);
 			put_subbuf(s, stream, pos);

@@ -158,6 +158,11 @@ int rec_ust_split_specs(struct session *s, const char **specs, const char **filt
 				 o->events[i]);
 			return -EINVAL;
 		}
+		if (o->relay) {
+			snprintf(why, whylen, "-e %s: user-space events are not streamed to a relay yet: record them with -o only",
+				 o->events[i]);
+			return -EINVAL;
+		}
 		if (o->flight_recorder || o->live) {
 			snprintf(why, whylen, "-e %s: user-space events are recorded by tracer record without --flight-recorder only, so far",
 				 o->events[i]);

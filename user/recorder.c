@@ -850,6 +850,7 @@ static void run(struct session *s)
 	s->last_misses_read = start;
 	while (!stop_requested && !s->write_error && !(s->live && rec_live_stop_asked(s))) {
 		__u64 now = now_ns(), wake;
+		int flushed = 0;
 
 		if (!s->recording && start_recording(s)) {
 			if (!s->recording)
@@ -868,9 +869,12 @@ static void run(struct session *s)
 			s->flushed = now;
 			record_misses(s, now);
 			next_flush = now + flush_ns;
+			flushed = 1;
 		}
 		if (!o->flight_recorder)
 			rec_consume(s);
+		if (flushed)
+			rec_relay_round(s, now);
 		rec_ust_consume(s);
 		if (s->live)
 			rec_live_round(s, now, 0);
@@ -924,7 +928,8 @@ static void summary(struct session *s)
 	else
 		fprintf(stderr, "tracer %s: ", command_name);
 	fprintf(stderr, "%lu events, %.1f MiB in %s (backend %s, clock %s)\n",
-		s->records, s->bytes / 1048576.0, s->o->output, rec_backend_name(s), rec_clock_name(s));
+		s->records, s->bytes / 1048576.0, s->o->relay_only ? "the relay" : s->o->output,
+		rec_backend_name(s), rec_clock_name(s));
 	for (i = 0; i < s->events.count; i++)
 		if (s->per_event[i])
 			fprintf(stderr, "  %10lu  %s:%s\n", s->per_event[i],
@@ -935,6 +940,7 @@ static void summary(struct session *s)
 	rec_vm_map_summary(s);
 	rec_channels_summary(s);
 	rec_ust_summary(s);
+	rec_relay_summary(s);
 	if (s->misses)
 		fprintf(stderr, "  all cpus lost: %llu skipped by the kernel (a BPF program was already running on their CPU: recursion misses)\n",
 			(unsigned long long)s->misses);
@@ -1021,6 +1027,8 @@ static int setup(struct session *s)
 	}
 	say_probe_notes(s);
 	err = load_bpf(s);
+	if (!err)
+		err = rec_relay_connect(s);
 	if (!err && s->o->output)
 		err = create_trace_dir(s);
 	s->per_event = calloc(s->events.count, sizeof(*s->per_event));
@@ -1028,8 +1036,10 @@ static int setup(struct session *s)
 		err = rec_control_open(s);
 	if (!err && s->o->output && !s->o->flight_recorder)
 		err = rec_write_metadata(s);
-	if (!err && s->o->output && !s->o->flight_recorder)
+	if (!err && s->o->output && !s->o->flight_recorder && !s->o->relay_only)
 		err = rec_open_streams(s);
+	if (!err)
+		err = rec_relay_start(s);
 	if (!err)
 		err = rec_ust_start(s);
 	if (!err && s->o->live)
@@ -1055,6 +1065,7 @@ static void teardown(struct session *s)
 	rec_control_close(s);
 	rec_live_close(s);
 	rec_ust_close(s);
+	rec_relay_close(s);
 	tr_trace_dir_close(&s->dir);
 	rec_close_streams(s);
 	close(s->release_fd);
@@ -1131,5 +1142,5 @@ int tr_record(const struct tr_record_opts *o)
 	teardown(&s);
 	if (err)
 		return err == -ENOENT || err == -EEXIST || err == -EINVAL ? 2 : 1;
-	return s.write_error ? 1 : status;
+	return s.write_error || s.relay_failed ? 1 : status;
 }

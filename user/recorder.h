@@ -84,6 +84,10 @@ struct tr_record_opts {
 	__u32 context;			/* --context: 1 << TR_CONTEXT_* (tracer/record.h) */
 	unsigned int flush_ms;
 	enum tr_backend backend;
+	const char *relay;		/* --relay: lttng-relayd's net:// URL, or NULL */
+	const char *relay_session;	/* ... the session's name there */
+	int relay_live;			/* --relay-live: live timer = flush_ms */
+	int relay_only;			/* no stream files: output holds the metadata only */
 	int verbose;			/* libbpf's messages and verifier logs */
 	char *const *command;		/* argv to run and record, or NULL */
 };

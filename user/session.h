@@ -85,6 +85,8 @@ struct session {
 	__u64 flushed;			/* when the BPF regions were last flushed (ns) */
 	__u64 live_unfed;		/* packets it had no memory for */
 	struct rec_ust *ust;		/* -e ust:...: libtracer-ust's buffers, or NULL */
+	struct rec_relay *relay;	/* --relay: lttng-relayd, or NULL */
+	int relay_failed;		/* -errno that ended the streaming, or 0 */
 };
 
 /* "tracer record: " (or the command rec_say_as() names) and the message, on a line of stderr. */
@@ -152,6 +154,19 @@ void rec_flush_now(struct session *s);
 void rec_finish_writing(struct session *s);
 /* Events lost so far, every cause. */
 __u64 rec_lost_total(const struct session *s);
+
+/* --- record_relay.c: --relay, the streams to lttng-relayd ------------------------ */
+
+/* Connect and create the session, before anything is written.  0 or -errno. */
+int rec_relay_connect(struct session *s);
+/* Its streams and the metadata written so far.  0 or -errno. */
+int rec_relay_start(struct session *s);
+/* A packet taken from buffer stream, to the relay too. */
+void rec_relay_packet(struct session *s, unsigned int stream, const void *packet);
+/* After a flush period: live beacons for the streams that sent nothing. */
+void rec_relay_round(struct session *s, __u64 now);
+void rec_relay_summary(const struct session *s);
+void rec_relay_close(struct session *s);
 
 /* --- record_live.c: tracer top's reader (tr_record_opts.live) -------------------- */
 
