@@ -35,7 +35,8 @@ TEST_BINS := $(TEST_SRCS:%.c=$(BUILD)/%)
 HELPER_BINS := $(patsubst tests/helpers/%.c,$(BUILD)/tests/helpers/%,$(wildcard tests/helpers/*.c))
 
 BENCH_BINS := $(BUILD)/bench/ringbuf_bench $(BUILD)/bench/tracepoint_bench $(BUILD)/bench/uprobe_target \
-	      $(BUILD)/tests/helpers/topcheck $(BUILD)/bench/ust_bench $(BUILD)/bench/ust_lttng
+	      $(BUILD)/tests/helpers/topcheck $(BUILD)/bench/ust_bench $(BUILD)/bench/ust_bench_disk \
+	      $(BUILD)/bench/ust_lttng
 BENCH_HEADERS := $(wildcard bench/*.h)
 # e.g. make bench BENCH_ARGS=--quick; bench/suite.py --help lists the options.
 BENCH_ARGS ?=
@@ -115,9 +116,9 @@ $(BUILD)/bench/%: bench/%.c $(LIB) $(HEADERS) $(BENCH_HEADERS)
 
 # Workload 6: the same loop through libtracer-ust (shared, as applications
 # link it) and through lttng-ust (setup installs liblttng-ust-dev).
-$(BUILD)/bench/ust_bench: bench/ust_bench.c bench/ust_loop.h $(BUILD)/libtracer-ust.so include/tracer/ust.h
+$(BUILD)/bench/ust_bench $(BUILD)/bench/ust_bench_disk: bench/ust_bench.c bench/ust_loop.h $(BUILD)/libtracer-ust.so include/tracer/ust.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $< -L$(BUILD) -ltracer-ust -Wl,-rpath,$(abspath $(BUILD)) -lpthread
+	$(CC) $(CFLAGS) $(if $(findstring _disk,$@),-DUST_BENCH_DISCARD) -o $@ $< -L$(BUILD) -ltracer-ust -Wl,-rpath,$(abspath $(BUILD)) -lpthread
 $(BUILD)/bench/ust_lttng: bench/ust_lttng.c bench/ust_lttng_tp.h bench/ust_loop.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Ibench -o $@ $< -llttng-ust -llttng-ust-common -ldl -lpthread

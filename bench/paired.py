@@ -33,8 +33,10 @@ HEADLINES = (
       "recorder wake-ups per second, idle")] +
     [("uprobe", dict(unit="ns/call"), "tracer", peer, "none", "ns a uprobe adds to a call")
      for peer in ("bpftrace", "perf")] +
-    [("ust", dict(param=mode, threads=float(t)), "tracer", "lttng-ust", None,
-      "ns per user-space event, %s (goal: 0.5x lttng-ust)" % mode)
+    [("ust", dict(param=mode, threads=float(t), unit="ns/event"), tracer, peer, None,
+      "ns per user-space event, %s%s (goal: 0.5x lttng-ust)" % (mode, where))
+     for tracer, peer, where in (("tracer", "lttng-ust", ""),
+                                 ("tracer-disk", "lttng-ust-disk", ", to disk"))
      for mode in ("ev2", "ev2str") for t in (1, 2)] +
     [("top", dict(unit="consumer CPU ms/s"), top, "tracer-record", None,
       "consumer CPU at 1 M events/s (goal: 1.2x record's)")

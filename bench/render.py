@@ -156,26 +156,39 @@ def section_report(rows):
 
 
 def section_ust(rows):
+    def to_disk(r, unit, f):
+        found = one(rows, "ust", config=r["config"], param=r["param"], threads=r["threads"],
+                    unit=unit)
+        return ranged(found, f) if found else "-"
+
     lines = [(r["label"], r["param"], int(r["threads"]), ranged(r, "%.1f"),
-              spread(r, "ratio", "%.2f") or "-", int(r["disturbed"] or 0))
+              spread(r, "ratio", "%.2f") or "-", to_disk(r, "% lost", "%.2f"),
+              to_disk(r, "M events/s kept", "%.1f"), int(r["disturbed"] or 0))
              for r in pick(rows, "ust", unit="ns/event")]
     if not lines:
         return "not run\n\n"
-    return ("The same loop (bench/ust_loop.h) through each library, %s; ns per event per "
-            "thread (the slower thread's with 2). ev2: a long and a pointer-sized integer; "
-            "ev2str: and a 32-character string. Goal: tracer at most 0.5x lttng-ust. %s\n\n" % (
-                pick(rows, "ust")[0]["note"], PAIRED_NOTE) + table(
+    return ("The same loop (bench/ust_loop.h) through each library, %s per thread per run; "
+            "ns per event per thread (the slower thread's with 2). ev2: a long and a "
+            "pointer-sized integer; ev2str: and a 32-character string. Flight recorder: "
+            "overwrite-mode buffers, nothing written; to disk: the recorder (tracer record, "
+            "lttng's consumer daemon) writes the buffers to files as they fill, and what it "
+            "could not keep up with is lost (its own count); events on disk per second of the "
+            "loop = threads x (1 - lost) / ns per event. Goal: tracer at most 0.5x "
+            "lttng-ust. %s\n\n" % (pick(rows, "ust")[0]["note"].split(" per thread")[0],
+                                     PAIRED_NOTE) + table(
                 ["library", "event", "threads", "ns/event (median [min, max])", "x lttng-ust",
+                 "% lost (median [min, max])", "M events/s on disk, all threads",
                  "runs kept disturbed"], lines))
 
 
 def summary_ust(rows):
-    found = [r for r in pick(rows, "ust", config="tracer") if r.get("ratio") is not None]
+    found = [r for r in pick(rows, "ust", unit="ns/event") if r.get("ratio") is not None]
     if not found:
         return ""
     return "- user-space events: tracer %s x lttng-ust (goal 0.5x)\n" % ", ".join(
-        "%.2f (%s, %d thread%s)" % (r["ratio"], r["param"], r["threads"], "s" * (r["threads"] > 1))
-        for r in found)
+        "%.2f (%s, %d thread%s%s)" % (r["ratio"], r["param"], r["threads"], "s" * (r["threads"] > 1),
+                                    ", to disk" if r["config"] == "tracer-disk" else "")
+        for r in found if r["config"] in ("tracer", "tracer-disk"))
 
 
 def section_wakeups(rows):
