@@ -747,6 +747,27 @@ static inline __u64 trb_committed_end(const char *copy, __u64 content, __u64 com
 }
 
 /*
+ * The end time of a copy of the open sub-buffer: now, by the copier's
+ * clock, or the last record's time if later.  The copier's clock may lag
+ * the writer's by a few nanoseconds (libtracer-ust's threads each draw
+ * their own line from the TSC), and a record after its packet's end is
+ * a damaged packet to readers.
+ */
+static inline __u64 trb_copy_end_time(const struct trb_buf *b, const char *copy, __u64 content)
+{
+	__u64 at = sizeof(struct tr_packet_header), end = b->clock();
+
+	while (at + sizeof(struct tr_event_header) <= content) {
+		const struct tr_event_header *e = (const struct tr_event_header *)(copy + at);
+
+		if (e->timestamp > end)
+			end = e->timestamp;
+		at = trb_record_align(at + sizeof(*e) + e->size);
+	}
+	return end;
+}
+
+/*
  * Copy the sub-buffer writers are filling, up to write_count, into copy
  * (subbuf_size bytes) as a packet of its own, without writing a word of
  * the buffer: a reader may not close it (trb_flush() is a writer's, and
@@ -785,7 +806,7 @@ static inline long trb_copy_open(const struct trb_buf *b, char *copy, __u64 *pos
 		content = trb_committed_end(copy, content, committed);
 	if (content <= sizeof(struct tr_packet_header))
 		return 0;
-	trb_packet_end(b, copy, content, b->clock());
+	trb_packet_end(b, copy, content, trb_copy_end_time(b, copy, content));
 	*pos = sb;
 	return content;
 }
