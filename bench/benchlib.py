@@ -6,6 +6,7 @@ whatever happens (bench/README.md, "The suite")."""
 
 import csv
 import os
+import re
 import signal
 import subprocess
 import time
@@ -276,6 +277,14 @@ class Child:
     def stop_all(cls):
         for child in list(cls.live):
             child.stop(timeout=30)
+
+
+def record_lost(log):
+    """Events tracer record's summary (its stderr, log) says were lost, every cause."""
+    causes = re.findall(r"lost: (\d+) buffer full, (\d+) not yet committed, (\d+) too big, "
+                        r"(\d+) busy", log)
+    skipped = re.findall(r"all cpus lost: (\d+) skipped by the kernel", log)
+    return sum(int(n) for c in causes for n in c) + sum(int(n) for n in skipped)
 
 
 def wait_for(predicate, child, timeout, what):

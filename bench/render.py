@@ -20,6 +20,7 @@ TITLES = {
     "wakeups": "7. The recorder's own wake-ups, idle (bench/wakeups_bench.py)",
     "uprobe": "8. A uprobe's cost per call (bench/uprobe_bench.py)",
     "top": "9. tracer top's own cost at 1 M events/s (bench/top_bench.py)",
+    "relay": "10. Streaming to lttng-relayd beside writing to disk (bench/relay_bench.py)",
 }
 
 
@@ -249,6 +250,26 @@ def section_top(rows):
                  "lost (median, max)", "runs kept disturbed"], lines))
 
 
+def section_relay(rows):
+    def met(r):
+        found = one(rows, "relay", config=r["config"], param=r["param"], unit="M events/s met")
+        return ranged(found, "%.2f") if found else "-"
+
+    lines = [(r["label"], r["param"], met(r), ranged(r, "%.3f"), int(r["disturbed"] or 0))
+             for r in pick(rows, "relay", unit="% lost")]
+    lines += [(r["label"], "the highest rate met with nothing lost", ranged(r, "%.2f"), "", "")
+              for r in pick(rows, "relay", unit="M events/s with nothing lost")]
+    if not lines:
+        return "not run\n\n"
+    return ("tests/helpers/topcheck's getppid() calls at each offered rate (2 events each, "
+            "raw_syscalls:sys_enter and sys_exit), %s, recorded into a directory on the disk or "
+            "streamed to an lttng-relayd on 127.0.0.1 writing to the same disk; lost: by the "
+            "recorder's own count, as a share of the calls' events.\n\n" % (
+                pick(rows, "relay")[0]["note"]) + table(
+                ["recorder", "load", "M events/s met (median [min, max])",
+                 "% lost (median [min, max])", "runs kept disturbed"], lines))
+
+
 def summary_top(rows):
     cpu = {r["config"]: r for r in pick(rows, "top", unit="consumer CPU ms/s")}
     if not {"tracer-record", "tracer-top"} <= set(cpu):
@@ -395,11 +416,21 @@ def summary_wakeups(rows):
                                fmt(rate["perf"]["median"], "%.1f"), rate["tracer"]["param"]))
 
 
+def summary_relay(rows):
+    best = {r["config"]: r for r in pick(rows, "relay", unit="M events/s with nothing lost")}
+    if not {"tracer-disk", "tracer-relay"} <= set(best):
+        return ""
+    return ("- streaming to lttng-relayd on loopback: nothing lost up to %s M events/s "
+            "(median over rounds; to the local disk: %s)\n" % (
+                fmt(best["tracer-relay"]["median"], "%.2f"),
+                fmt(best["tracer-disk"]["median"], "%.2f")))
+
+
 def section_summary(rows):
     return "".join(f(rows) for f in (summary_events, summary_loop, summary_build,
                                       summary_saturation, summary_report,
                                       summary_wakeups, summary_uprobe, summary_top,
-                                      summary_ust)) + "\n"
+                                      summary_ust, summary_relay)) + "\n"
 
 
 def section_machine(suite, drift):
@@ -439,7 +470,7 @@ def render_markdown(suite, drift, refused):
     body = [("events", section_events), ("loop", section_loop), ("ringbuf", section_ringbuf),
             ("build", section_build), ("saturation", section_saturation),
             ("report", section_report), ("ust", section_ust), ("wakeups", section_wakeups),
-            ("uprobe", section_uprobe), ("top", section_top)]
+            ("uprobe", section_uprobe), ("top", section_top), ("relay", section_relay)]
     out = head + "## Summary\n\n" + section_summary(rows)
     out += "## Headline comparisons\n\n" + section_headlines(suite)
     for workload, section in body:

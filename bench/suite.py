@@ -35,6 +35,7 @@ import build_bench  # noqa: E402
 import paired  # noqa: E402
 import report_bench  # noqa: E402
 import stats  # noqa: E402
+import relay_bench  # noqa: E402
 import top_bench  # noqa: E402
 import ust_bench  # noqa: E402
 import uprobe_bench  # noqa: E402
@@ -44,7 +45,7 @@ import render  # noqa: E402
 from render import render_markdown, render_plot  # noqa: E402
 
 TRACEFS = "/sys/kernel/tracing"
-WORKLOADS = ["ringbuf", "events", "build", "report", "ust", "wakeups", "uprobe", "top"]
+WORKLOADS = ["ringbuf", "events", "build", "report", "ust", "wakeups", "uprobe", "top", "relay"]
 NOT_RUN_HERE = [
     "LTTng kernel tracing: not measured: it needs its kernel modules (lttng-modules) and this "
     "kernel has no loadable module support (CONFIG_MODULES off).",
@@ -72,6 +73,8 @@ def parse_args():
                    help="calls of the probed function per run in workload 8 (default 100000)")
     p.add_argument("--top-secs", type=float, default=4.0,
                    help="seconds of load beside each consumer in workload 9 (default 4)")
+    p.add_argument("--relay-secs", type=int, default=4,
+                   help="seconds of calls per run in workload 10 (default 4)")
     p.add_argument("--ust-events", type=int, default=5000000,
                    help="events per thread per run in workload 6 (default 5000000)")
     p.add_argument("--wakeup-secs", type=float, default=5.0,
@@ -89,15 +92,16 @@ def parse_args():
     o.tracer = os.path.abspath(os.path.join(o.build, "tracer"))
     o.work = os.path.abspath(os.path.join(o.build, "bench-work"))
     if (o.rounds < 1 or o.tie < 0 or o.wakeup_secs <= 0 or o.uprobe_calls < 1 or o.top_secs <= 0
-            or o.ust_events < 1):
-        p.error("--rounds, --tie, --wakeup-secs, --uprobe-calls, --top-secs and --ust-events "
-                "must be positive")
+            or o.ust_events < 1 or o.relay_secs <= 0):
+        p.error("--rounds, --tie, --wakeup-secs, --uprobe-calls, --top-secs, --ust-events and "
+                "--relay-secs must be positive")
     if o.quick:
         o.rounds = min(o.rounds, 2)
         o.calls = 100000
         o.wakeup_secs = min(o.wakeup_secs, 2.0)
         o.uprobe_calls = 20000
         o.top_secs = min(o.top_secs, 2.0)
+        o.relay_secs = min(o.relay_secs, 2)
     return o
 
 
@@ -189,6 +193,9 @@ class Suite:
     def run_top(self):
         self.add_rows("top_bench", top_bench.run(self.o))
 
+    def run_relay(self):
+        self.add_rows("relay_bench", relay_bench.run(self.o))
+
     def add_rows(self, name, rows):
         """A Python workload's rows, kept in raw/NAME.csv like the C benchmarks' CSV."""
         benchlib.write_csv(os.path.join(self.raw, name + ".csv"), rows)
@@ -247,7 +254,8 @@ class Suite:
                                    ("ust", "ust" in o.only, self.run_ust),
                                    ("wakeups", "wakeups" in o.only, self.run_wakeups),
                                    ("uprobe", "uprobe" in o.only, self.run_uprobe),
-                                   ("top", "top" in o.only, self.run_top)):
+                                   ("top", "top" in o.only, self.run_top),
+                                   ("relay", "relay" in o.only, self.run_relay)):
             if wanted:
                 self.workload(name, step)
         self.state_end = benchlib.machine_state()

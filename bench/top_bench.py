@@ -11,12 +11,11 @@ second of load, and what it lost by its own account (bench/README.md)."""
 
 import json
 import os
-import re
 import shutil
 import tempfile
 import time
 
-from benchlib import Child, bpf_links, interleaved, read, row, wait_for
+from benchlib import Child, bpf_links, interleaved, read, record_lost, row, wait_for
 
 EVENTS = ["-e", "raw_syscalls:sys_enter", "-e", "raw_syscalls:sys_exit"]
 CALLS_PER_S = 500000		# two events each
@@ -46,10 +45,7 @@ def cpu_ns(pid):
 def lost(key, log):
     """Events the consumer says it lost, every cause."""
     if key == "tracer-record":
-        causes = re.findall(r"lost: (\d+) buffer full, (\d+) not yet committed, (\d+) too big, "
-                            r"(\d+) busy", log)
-        skipped = re.findall(r"all cpus lost: (\d+) skipped by the kernel", log)
-        return sum(int(n) for c in causes for n in c) + sum(int(n) for n in skipped)
+        return record_lost(log)
     last = [line for line in log.splitlines() if line.startswith("{")][-1:]
     if not last:
         raise RuntimeError("%s printed no snapshot: %s" % (key, log[-400:]))
