@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # tracer record --relay: the trace streamed to LTTng's own relay daemon
-# (lttng-relayd, on loopback ports of the test's own), read back by
+# (lttng-relayd, on loopback ports of the test's own), kernel and
+# user-space events, read back by
 # babeltrace2 from the relay's output directory and live through its
 # lttng-live protocol; the relay killed while recording; two recorders as
 # two sessions; bad URLs and unreachable relays refused in one line.
@@ -61,6 +62,22 @@ both() {
 		{ diag "$work/err" "$work/bt.err"; return 1; }
 }
 check "-o and --relay: the relay's copy is the local one byte for byte, babeltrace2 reads it" both
+
+# User-space events too: each buffer a stream of the relay's as it is
+# found, the events' metadata before their packets; the same bytes.
+ust_streams() {
+	"$tracer" record -e ust:ust:step -e syscalls:sys_enter_getppid -o "$work/ust" --relay "$URL" \
+		-- "$(realpath "$BUILD/tests/helpers/ustcheck")" alternate 300 >/dev/null 2>"$work/err" ||
+		{ diag "$work/err"; return 1; }
+	local dir f
+	dir=$(session_dir ust)
+	for f in "$work"/ust/ust_* "$work/ust/metadata"; do
+		cmp "$f" "$dir/$(basename "$f")" || { diag "$work/err"; return 1; }
+	done
+	[ "$(babeltrace2 "$dir" 2>"$work/bt.err" | grep -c ' ust:step: ')" = 300 ] &&
+		[ "$(calls_in "$dir")" = 300 ] || { diag "$work/err" "$work/bt.err"; return 1; }
+}
+check "-e ust: with --relay: the buffers' streams and their metadata at the relay, the same bytes" ust_streams
 
 # --relay alone: no trace directory, nothing left in /tmp, the relay has it all.
 relay_only() {
@@ -167,8 +184,6 @@ check "--relay-live without --relay: exit 2, one line" \
 	refused 2 'go with --relay' record -e sched:sched_switch -o "$out" --relay-live -d 1
 check "--relay with --flight-recorder: exit 2, one line" \
 	refused 2 'not streamed yet' record -e sched:sched_switch -o "$out" --relay "$URL" --flight-recorder -d 1
-check "--relay with user-space events: exit 2, one line" \
-	refused 2 'not streamed to a relay yet' record -e 'ust:app:*' -o "$out" --relay "$URL" -d 1
 
 # A relay that answers the version with another major: refused, naming both.
 fake_relay() {

@@ -12,6 +12,11 @@
  * the streaming: said once, the local trace goes on (without one, the
  * recording ends), and record exits 1.
  *
+ * User-space events (-e ust:) go the same way: each buffer found is a
+ * stream of the relay's as it is of the directory's, added then, and the
+ * metadata the events found append goes to the relay before any packet
+ * that has them.
+ *
  * Live (--relay-live): the relay's live timer is --flush-ms.  Each stream
  * first gets an empty packet, since the relay passes a stream's beacons on
  * to readers only once it has had a packet; then at each flush period a
@@ -36,11 +41,19 @@
  */
 #define BEACON_SLACK_NS	10000000ull
 
+/* A stream of the relay's, by its number there. */
+struct relay_stream_info {
+	__u32 stream_class;		/* its channel */
+	__u32 instance;			/* its CPU, or ust_N's N */
+	int sent;			/* a packet went this flush period */
+};
+
 struct rec_relay {
 	struct tr_relay *relay;
 	unsigned int metadata;		/* the relay's number of the metadata stream */
 	unsigned int *stream;		/* ... of each buffer's, [channel * ncpu + cpu] */
-	unsigned char *sent;		/* a packet went this flush period */
+	struct relay_stream_info *info;
+	unsigned int ninfo;
 	off_t metadata_sent;		/* bytes of the metadata file sent */
 	unsigned long long packets;
 };
@@ -81,29 +94,41 @@ static int send_metadata(struct session *s)
 	return err;
 }
 
-/* Live: each stream's empty first packet, at the recording's start. */
-static int send_empty_packets(struct session *s)
+/*
+ * Live: a stream's empty first packet.  Apart by a nanosecond each:
+ * readers pick among equal times at random.
+ */
+static int send_empty_packet(struct session *s, unsigned int stream)
 {
 	struct rec_relay *rr = s->relay;
-	__u64 now = tr_clock_monotonic_ns();
-	unsigned int i;
-	int err = 0;
+	__u64 at = tr_clock_monotonic_ns() - BEACON_SLACK_NS - stream;
+	const struct relay_stream_info *info = &rr->info[stream];
+	struct tr_packet_header h = {
+		.magic = TR_PACKET_MAGIC, .stream_id = info->stream_class,
+		.stream_instance_id = info->instance, .cpu_id = info->instance,
+		.timestamp_begin = at, .timestamp_end = at,
+		.content_size = sizeof(h) * 8, .packet_size = sizeof(h) * 8,
+		/* The buffer's first packet is 0: this one comes just before. */
+		.packet_seq_num = ~0ull, .layout_version = TR_LAYOUT_VERSION,
+	};
 
-	for (i = 0; i < s->nstreams && !err; i++) {
-		/* Apart by a nanosecond each: readers pick among equal times at random. */
-		struct tr_packet_header h = {
-			.magic = TR_PACKET_MAGIC, .stream_id = i / s->ncpu,
-			.stream_instance_id = i % s->ncpu, .cpu_id = i % s->ncpu,
-			.timestamp_begin = now - BEACON_SLACK_NS - i,
-			.timestamp_end = now - BEACON_SLACK_NS - i,
-			.content_size = sizeof(h) * 8, .packet_size = sizeof(h) * 8,
-			/* The buffer's first packet is 0: this one comes just before. */
-			.packet_seq_num = ~0ull, .layout_version = TR_LAYOUT_VERSION,
-		};
+	return tr_relay_packet(rr->relay, stream, &h);
+}
 
-		err = tr_relay_packet(rr->relay, rr->stream[i], &h);
-	}
-	return err;
+/* A stream of the relay's: its number there, or -errno. */
+static long long add_stream(struct rec_relay *rr, const char *name, __u32 stream_class,
+			    __u32 instance)
+{
+	struct relay_stream_info *info = realloc(rr->info, (rr->ninfo + 1) * sizeof(*info));
+	long long n;
+
+	if (!info)
+		return -ENOMEM;
+	rr->info = info;
+	n = tr_relay_add_stream(rr->relay, name);
+	if (n >= 0)
+		info[rr->ninfo++] = (struct relay_stream_info) { stream_class, instance, 0 };
+	return n;
 }
 
 static int add_streams(struct session *s)
@@ -115,11 +140,11 @@ static int add_streams(struct session *s)
 
 	for (i = 0; i < s->nstreams && n >= 0; i++) {
 		snprintf(name, sizeof(name), "%s_%u", s->o->channels[i / s->ncpu].name, i % s->ncpu);
-		n = tr_relay_add_stream(rr->relay, name);
+		n = add_stream(rr, name, i / s->ncpu, i % s->ncpu);
 		rr->stream[i] = n;
 	}
 	if (n >= 0)
-		n = tr_relay_add_stream(rr->relay, "metadata");
+		n = add_stream(rr, "metadata", 0, 0);
 	rr->metadata = n;
 	return n < 0 ? n : tr_relay_streams_sent(rr->relay);
 }
@@ -139,8 +164,7 @@ int rec_relay_connect(struct session *s)
 		return -EINVAL;
 	}
 	rr = s->relay = calloc(1, sizeof(*rr));
-	if (!rr || !(rr->stream = calloc(s->nstreams, sizeof(*rr->stream))) ||
-	    !(rr->sent = calloc(s->nstreams, 1)))
+	if (!rr || !(rr->stream = calloc(s->nstreams, sizeof(*rr->stream))))
 		return -ENOMEM;
 	err = tr_relay_open(&rr->relay, &url, o->relay_session,
 			    o->relay_live ? o->flush_ms * 1000 : 0, why, sizeof(why));
@@ -153,6 +177,7 @@ int rec_relay_start(struct session *s)
 {
 	const struct tr_record_opts *o = s->o;
 	struct rec_relay *rr = s->relay;
+	unsigned int i;
 	int err;
 
 	if (!rr)
@@ -160,30 +185,68 @@ int rec_relay_start(struct session *s)
 	err = add_streams(s);
 	if (!err)
 		err = send_metadata(s);
-	if (!err && o->relay_live)
-		err = send_empty_packets(s);
+	for (i = 0; i < s->nstreams && !err && o->relay_live; i++)
+		err = send_empty_packet(s, rr->stream[i]);
 	if (err)
 		rec_say("--relay %s: the relay refused the session's streams (%s)", o->relay,
 			strerror(-err));
 	return err;
 }
 
-void rec_relay_packet(struct session *s, unsigned int stream, const void *packet)
+int rec_relay_new_stream(struct session *s, const char *name, __u32 stream_class,
+			 __u32 instance)
+{
+	struct rec_relay *rr = s->relay;
+	long long n;
+	int err;
+
+	if (!rr || !rr->relay)
+		return -1;
+	n = add_stream(rr, name, stream_class, instance);
+	err = n < 0 ? n : tr_relay_streams_sent(rr->relay);
+	if (!err && s->o->relay_live)
+		err = send_empty_packet(s, n);
+	if (err) {
+		relay_failed(s, "refused a new stream", err);
+		return -1;
+	}
+	return n;
+}
+
+void rec_relay_metadata(struct session *s)
 {
 	struct rec_relay *rr = s->relay;
 	int err;
 
 	if (!rr || !rr->relay)
 		return;
-	err = tr_relay_packet(rr->relay, rr->stream[stream], packet);
+	err = send_metadata(s);
+	if (err)
+		relay_failed(s, "went away", err);
+}
+
+void rec_relay_send(struct session *s, int stream, const void *packet)
+{
+	struct rec_relay *rr = s->relay;
+	int err;
+
+	if (!rr || !rr->relay || stream < 0)
+		return;
+	err = tr_relay_packet(rr->relay, stream, packet);
 	if (err) {
 		relay_failed(s, "went away", err);
 		return;
 	}
 	rr->packets++;
-	rr->sent[stream] = 1;
+	rr->info[stream].sent = 1;
 	if (s->o->relay_only)
 		s->bytes += ((const struct tr_packet_header *)packet)->packet_size / 8;
+}
+
+void rec_relay_packet(struct session *s, unsigned int stream, const void *packet)
+{
+	if (s->relay)
+		rec_relay_send(s, s->relay->stream[stream], packet);
 }
 
 void rec_relay_round(struct session *s, __u64 now)
@@ -194,11 +257,11 @@ void rec_relay_round(struct session *s, __u64 now)
 
 	if (!rr || !rr->relay || !s->o->relay_live)
 		return;
-	for (i = 0; i < s->nstreams && !err; i++) {
-		if (!rr->sent[i])
-			err = tr_relay_beacon(rr->relay, rr->stream[i], i / s->ncpu,
+	for (i = 0; i < rr->ninfo && !err; i++) {
+		if (!rr->info[i].sent && i != rr->metadata)
+			err = tr_relay_beacon(rr->relay, i, rr->info[i].stream_class,
 					      now - BEACON_SLACK_NS - i);
-		rr->sent[i] = 0;
+		rr->info[i].sent = 0;
 	}
 	if (err)
 		relay_failed(s, "went away", err);
@@ -223,7 +286,7 @@ void rec_relay_close(struct session *s)
 		rec_say("the relay %s did not close every stream cleanly: what it received is written",
 			s->o->relay);
 	free(rr->stream);
-	free(rr->sent);
+	free(rr->info);
 	free(rr);
 	s->relay = NULL;
 }

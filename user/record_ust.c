@@ -88,7 +88,8 @@ struct ust_buf {
 	size_t size;
 	struct trb_buf rb;
 	unsigned int stream;		/* ust_N */
-	int fd;				/* the stream file */
+	int fd;				/* the stream file, or -1 (--relay alone) */
+	int relay;			/* the relay's stream, or -1 */
 	int damaged;			/* its tables pointed outside it: left */
 };
 
@@ -155,11 +156,6 @@ int rec_ust_split_specs(struct session *s, const char **specs, const char **filt
 		}
 		if ((o->filters && o->filters[i]) || (o->event_channels && o->event_channels[i])) {
 			snprintf(why, whylen, "-e %s: user-space events take no --filter and no @CHANNEL (they go to channel ust)",
-				 o->events[i]);
-			return -EINVAL;
-		}
-		if (o->relay) {
-			snprintf(why, whylen, "-e %s: user-space events are not streamed to a relay yet: record them with -o only",
 				 o->events[i]);
 			return -EINVAL;
 		}
@@ -324,6 +320,8 @@ static int declare(struct session *s, __u32 id, const char *system, const char *
 	fclose(f);
 	if (!err)
 		err = append_at(s->dir.fd, "metadata", text, len);
+	if (!err)
+		rec_relay_metadata(s);	/* before any packet of the event */
 	if (!err && asprintf(&entry, "event %u %s %s %zu\n%s", id, system, name, strlen(format),
 			     format) < 0)
 		err = -ENOMEM;
@@ -529,17 +527,24 @@ static void take_buffer(struct session *s, pid_t pid, int fd)
 	u->bufs = b;
 	b = &b[u->nbufs];
 	*b = (struct ust_buf) { .pid = pid, .dev = st.st_dev, .ino = st.st_ino, .region = region,
-				.size = st.st_size, .stream = u->nbufs, .fd = -1, .rb = rb };
+				.size = st.st_size, .stream = u->nbufs, .fd = -1, .relay = -1, .rb = rb };
 	/* Its geometry from its own control block, which must fit what was mapped. */
 	if (attached ||
 	    TR_BUF_REGION_SIZE(b->rb.subbuf_size, 1u << b->rb.nsubbuf_order) > (__u64)st.st_size ||
 	    b->rb.stream_id >= TR_MAX_CHANNELS)
 		b->damaged = 1;
-	b->fd = tr_trace_dir_stream_file(&s->dir, "ust", b->stream);
-	if (b->fd < 0) {
+	if (!s->o->relay_only)
+		b->fd = tr_trace_dir_stream_file(&s->dir, "ust", b->stream);
+	if (b->fd < 0 && !s->o->relay_only) {
 		rec_say("cannot create stream ust_%u in %s: %s", b->stream, s->o->output,
 			strerror(-b->fd));
 		b->damaged = 1;
+	}
+	if (!b->damaged) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "ust_%u", b->stream);
+		b->relay = rec_relay_new_stream(s, name, u->channel, b->stream);
 	}
 	if (b->rb.subbuf_size > u->copy_size && !b->damaged) {
 		free(u->copy);
@@ -761,6 +766,9 @@ static int store(struct session *s, struct ust_buf *b)
 
 	rewrite(u, b);
 	s->records += u->records - before;
+	rec_relay_send(s, b->relay, u->out);
+	if (b->fd < 0)
+		return 0;
 	s->bytes += ((const struct tr_packet_header *)u->out)->packet_size / 8;
 	return tr_ctf_write_packet(b->fd, u->out);
 }

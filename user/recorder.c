@@ -1039,9 +1039,9 @@ static int setup(struct session *s)
 	if (!err && s->o->output && !s->o->flight_recorder && !s->o->relay_only)
 		err = rec_open_streams(s);
 	if (!err)
-		err = rec_relay_start(s);
-	if (!err)
 		err = rec_ust_start(s);
+	if (!err)
+		err = rec_relay_start(s);
 	if (!err && s->o->live)
 		err = rec_live_open(s);
 	if (!err && s->o->live && s->o->live->stop_fd >= 0)

@@ -163,6 +163,13 @@ int rec_relay_connect(struct session *s);
 int rec_relay_start(struct session *s);
 /* A packet taken from buffer stream, to the relay too. */
 void rec_relay_packet(struct session *s, unsigned int stream, const void *packet);
+/* A stream found while recording (a user-space buffer): its number at the relay, or -1. */
+int rec_relay_new_stream(struct session *s, const char *name, __u32 stream_class,
+			 __u32 instance);
+/* A packet of such a stream (-1: none, nothing sent). */
+void rec_relay_send(struct session *s, int stream, const void *packet);
+/* What the trace's metadata file gained since, to the relay. */
+void rec_relay_metadata(struct session *s);
 /* After a flush period: live beacons for the streams that sent nothing. */
 void rec_relay_round(struct session *s, __u64 now);
 void rec_relay_summary(const struct session *s);
