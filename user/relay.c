@@ -204,9 +204,14 @@ static int connect_to(const char *host, unsigned int port, char *why, size_t why
 	}
 	for (a = ai, err = -EHOSTUNREACH; a && fd < 0; a = a->ai_next) {
 		fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
-		if (fd < 0 || connect(fd, a->ai_addr, a->ai_addrlen) == 0)
+		if (fd < 0)
 			continue;
-		err = -errno;
+		/* Linux bounds connect() by the send timeout too. */
+		setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof(timeout));
+		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
+		if (connect(fd, a->ai_addr, a->ai_addrlen) == 0)
+			continue;
+		err = errno == EINPROGRESS ? -ETIMEDOUT : -errno;
 		close(fd);
 		fd = -1;
 	}
@@ -216,8 +221,6 @@ static int connect_to(const char *host, unsigned int port, char *why, size_t why
 		return err;
 	}
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof(on));
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof(timeout));
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
 	return fd;
 }
 
