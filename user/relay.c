@@ -68,6 +68,7 @@ struct relay_stream {
 
 struct tr_relay {
 	int control, data;
+	int broken;		/* a send or reply failed: no goodbye, just close */
 	unsigned int minor;
 	struct relay_stream *streams;
 	unsigned int nstreams;
@@ -187,6 +188,14 @@ static int command_ok(struct tr_relay *r, __u32 cmd, const struct msg *m)
 	if (!err)
 		err = recv_all(r->control, reply, sizeof(reply));
 	return err ? err : get32(reply) == LTTNG_OK ? 0 : -EPROTO;
+}
+
+/* err, remembered: a connection that failed once is not waited on again. */
+static int failed(struct tr_relay *r, int err)
+{
+	if (err)
+		r->broken = 1;
+	return err;
 }
 
 static int connect_to(const char *host, unsigned int port, char *why, size_t whylen)
@@ -388,7 +397,7 @@ long long tr_relay_add_stream(struct tr_relay *r, const char *name)
 	if (!err)
 		err = recv_all(r->control, reply, sizeof(reply));
 	if (err)
-		return err;
+		return failed(r, err);
 	if (get32(reply + 8) != LTTNG_OK)
 		return -EPROTO;
 	streams[r->nstreams] = (struct relay_stream) { .handle = get64(reply) };
@@ -399,7 +408,7 @@ int tr_relay_streams_sent(struct tr_relay *r)
 {
 	struct msg none = { .len = 0 };
 
-	return command_ok(r, STREAMS_SENT, &none);
+	return failed(r, command_ok(r, STREAMS_SENT, &none));
 }
 
 int tr_relay_metadata(struct tr_relay *r, unsigned int stream, const void *text, size_t len)
@@ -408,7 +417,7 @@ int tr_relay_metadata(struct tr_relay *r, unsigned int stream, const void *text,
 
 	put64(&m, r->streams[stream].handle);
 	put32(&m, 0);			/* padding: none, text metadata */
-	return command(r, SEND_METADATA, m.bytes, m.len, text, len);
+	return failed(r, command(r, SEND_METADATA, m.bytes, m.len, text, len));
 }
 
 /* The index of a packet (struct lttcomm_relayd_index, 2.8 on); packet_size 0: a beacon. */
@@ -449,7 +458,7 @@ int tr_relay_packet(struct tr_relay *r, unsigned int stream, const void *packet)
 		err = send_index(r, st, st->next_seq, h);
 	if (!err)
 		st->next_seq++;
-	return err;
+	return failed(r, err);
 }
 
 int tr_relay_beacon(struct tr_relay *r, unsigned int stream, __u32 stream_class, __u64 ns)
@@ -457,7 +466,7 @@ int tr_relay_beacon(struct tr_relay *r, unsigned int stream, __u32 stream_class,
 	const struct relay_stream *st = &r->streams[stream];
 	struct tr_packet_header h = { .stream_id = stream_class, .timestamp_end = ns };
 
-	return send_index(r, st, st->next_seq ? st->next_seq - 1 : 0, &h);
+	return failed(r, send_index(r, st, st->next_seq ? st->next_seq - 1 : 0, &h));
 }
 
 const char *tr_relay_path(const struct tr_relay *r)
@@ -470,7 +479,7 @@ int tr_relay_close(struct tr_relay *r)
 	unsigned int i;
 	int err = 0;
 
-	for (i = 0; i < r->nstreams && !err && r->control >= 0; i++) {
+	for (i = 0; i < r->nstreams && !err && r->control >= 0 && !r->broken; i++) {
 		struct msg m = { .len = 0 };
 
 		put64(&m, r->streams[i].handle);
