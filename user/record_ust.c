@@ -49,7 +49,6 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 #include <event-parse.h>
@@ -228,15 +227,16 @@ static int append_at(int dir_fd, const char *name, const char *text, size_t len)
  */
 static int open_registry(struct session *s)
 {
-	struct sockaddr_un addr = { .sun_family = AF_UNIX };
-	socklen_t len = offsetof(struct sockaddr_un, sun_path) + 1 + strlen(UST_REGISTRY_NAME);
+	struct sockaddr_un addr;
+	socklen_t len = ust_registry_address(&addr);
 	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0), on = 1;
 
-	memcpy(addr.sun_path + 1, UST_REGISTRY_NAME, strlen(UST_REGISTRY_NAME));
 	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &on, sizeof(on))) {
+		int err = -errno;
+
 		if (fd >= 0)
 			close(fd);
-		return -errno;
+		return err;
 	}
 	if (bind(fd, (struct sockaddr *)&addr, len)) {
 		rec_say("note: another recorder receives libtracer-ust programs as they start (%s); "

@@ -7,6 +7,11 @@
 #ifndef TRACER_UST_HANDOFF_H
 #define TRACER_UST_HANDOFF_H
 
+#include <stddef.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+
 /* memfd names, seen in /proc/PID/fd as "/memfd:NAME (deleted)". */
 #define UST_BUFFER_MEMFD	"tracer-ust"		/* a buffer (layout.h's region) */
 #define UST_META_MEMFD		"tracer-ust-meta"	/* .tracer/events's text, the process's ids */
@@ -29,6 +34,14 @@
  * short they live.  Programs started before it are found through /proc.
  */
 #define UST_REGISTRY_NAME	"tracer-ust-registry"
+
+/* Its address (abstract: a NUL, then the name), and the address's length. */
+static inline socklen_t ust_registry_address(struct sockaddr_un *addr)
+{
+	*addr = (struct sockaddr_un) { .sun_family = AF_UNIX };
+	memcpy(addr->sun_path + 1, UST_REGISTRY_NAME, sizeof(UST_REGISTRY_NAME) - 1);
+	return offsetof(struct sockaddr_un, sun_path) + sizeof(UST_REGISTRY_NAME);
+}
 
 /* Each datagram: one of these bytes, and the memfd (SCM_RIGHTS). */
 #define UST_HANDOFF_META	'm'

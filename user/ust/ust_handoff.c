@@ -15,13 +15,11 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include "ust_impl.h"
@@ -55,11 +53,10 @@ static int is_eventfd(int fd)
 /* A recorder's registry, connected, or -1 when none records. */
 static int registry(void)
 {
-	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	struct sockaddr_un addr;
+	socklen_t len = ust_registry_address(&addr);
 	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	socklen_t len = offsetof(struct sockaddr_un, sun_path) + 1 + strlen(UST_REGISTRY_NAME);
 
-	memcpy(addr.sun_path + 1, UST_REGISTRY_NAME, strlen(UST_REGISTRY_NAME));
 	if (fd >= 0 && connect(fd, (struct sockaddr *)&addr, len)) {
 		close(fd);
 		fd = -1;
