@@ -506,9 +506,8 @@ static void take_buffer(struct session *s, pid_t pid, int fd)
 	struct rec_ust *u = s->ust;
 	struct ust_buf *b;
 	struct stat st;
-	void *region;
-
 	struct trb_buf rb;
+	void *region;
 	int attached;
 
 	if (fstat(fd, &st) || known_buffer(u, &st) || st.st_size < TR_CTL_SIZE)
