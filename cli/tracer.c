@@ -661,8 +661,10 @@ static int cmd_record(int argc, char **argv)
 	if (optind < argc)
 		o.command = argv + optind;
 	if (o.relay && !o.relay_session) {
+		const char *dir = output_given ? basename(o.output) : "";
+
 		snprintf(session, sizeof(session), "tracer-%d", (int)getpid());
-		o.relay_session = output_given ? basename(o.output) : session;
+		o.relay_session = *dir ? dir : session;
 	}
 	/* --relay alone: the metadata in a directory of our own, no stream file. */
 	if (o.relay && !output_given) {
