@@ -92,6 +92,29 @@ raw_registers_without_debug_information() {
 check "without debug information: said, and the raw registers recorded (arg1, ret)" \
 	raw_registers_without_debug_information
 
+# Stripped, its debug information in a file of its own named by its
+# build-id (TRACER_DEBUG_DIR/.build-id/NN/REST.debug, as -dbgsym packages
+# lay it out under /usr/lib/debug): the arguments by name again.
+separate_debug_information() {
+	local id
+	cp "$PROBED" "$work/split" && objcopy --only-keep-debug "$work/split" "$work/split.debug" &&
+		strip --strip-debug "$work/split" || return 1
+	id=$(readelf -n "$work/split" | awk '/Build ID:/ { print $3 }')
+	[ ${#id} -gt 2 ] || { echo "# no build-id in the helper"; return 1; }
+	mkdir -p "$work/debug/.build-id/${id:0:2}" &&
+		mv "$work/split.debug" "$work/debug/.build-id/${id:0:2}/${id:2}.debug" || return 1
+	TRACER_DEBUG_DIR=$work/debug PROBED=$work/split record d "uprobe:$work/split:tr_probed" \
+		"uretprobe:$work/split:tr_probed" || return 1
+	expected i >"$work/a"
+	expected '2 * i + 1' >"$work/b"
+	expected '3 * i + 1' >"$work/sum"
+	! grep -q "has no debug information" "$work/d.log" &&
+		in_both d "uprobe:tr_probed a a" "uprobe:tr_probed b b" "uretprobe:tr_probed ret sum" ||
+		{ diag "$work/d.log"; return 1; }
+}
+check "stripped, with its debug information in a .build-id file: the arguments by name" \
+	separate_debug_information
+
 selected_arguments() {
 	record sel "uprobe:$PROBED:tr_named(delta)" || return 1
 	expected -i >"$work/delta"

@@ -8,11 +8,20 @@
  * registers (no integer register used, not recorded).  An argument
  * passed otherwise (a struct by value, a 128-bit integer) ends the list:
  * where the ones after it are depends on its layout.
+ *
+ * The DWARF is the file's own, or for a stripped file the separate file
+ * its build-id names, DEBUG_DIR/.build-id/NN/REST.debug, where Debian's
+ * -dbgsym packages install it and gdb and perf look for it.
+ * TRACER_DEBUG_DIR names another directory laid out the same way.
  */
+#include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
 
 #include "probes.h"
 
@@ -172,6 +181,51 @@ static int find_function(Dwarf_Die *cu, const char *function, Dwarf_Die *fn)
 	return 0;
 }
 
+#define DEBUG_DIR	"/usr/lib/debug"
+
+/* The separate debug information of the ELF file at fd, opened, or -1. */
+static int open_by_build_id(int fd)
+{
+	const char *dir = getenv("TRACER_DEBUG_DIR");
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	const unsigned char *id;
+	char path[4096];
+	ssize_t n = elf ? dwelf_elf_gnu_build_id(elf, (const void **)&id) : -1;
+	int at, i, debug_fd = -1;
+
+	if (n > 1 && n < 64) {
+		at = snprintf(path, sizeof(path), "%s/.build-id/%02x/", dir && *dir ? dir : DEBUG_DIR,
+			      id[0]);
+		for (i = 1; i < n && at < (int)sizeof(path) - 8; i++)
+			at += snprintf(path + at, sizeof(path) - at, "%02x", id[i]);
+		snprintf(path + at, sizeof(path) - at, ".debug");
+		debug_fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
+	if (elf)
+		elf_end(elf);
+	return debug_fd;
+}
+
+/* The DWARF for the ELF file at fd: its own, or its separate file's (*debug_fd). */
+static Dwarf *open_dwarf(int fd, int *debug_fd)
+{
+	Dwarf *dw = dwarf_begin(fd, DWARF_C_READ);
+
+	*debug_fd = -1;
+	if (dw)
+		return dw;
+	*debug_fd = open_by_build_id(fd);
+	return *debug_fd >= 0 ? dwarf_begin(*debug_fd, DWARF_C_READ) : NULL;
+}
+
+static void close_dwarf(Dwarf *dw, int debug_fd)
+{
+	if (dw)
+		dwarf_end(dw);
+	if (debug_fd >= 0)
+		close(debug_fd);
+}
+
 /* The DWARF of the ELF file at fd, and function's defining DIE in it: 1, or 0. */
 static int find_in_file(Dwarf *dw, const char *function, Dwarf_Die *fn)
 {
@@ -190,7 +244,8 @@ static int find_in_file(Dwarf *dw, const char *function, Dwarf_Die *fn)
 
 int tr_probe_dwarf_args(int fd, const char *function, struct tr_probe_args *args)
 {
-	Dwarf *dw = dwarf_begin(fd, DWARF_C_READ);
+	int debug_fd;
+	Dwarf *dw = open_dwarf(fd, &debug_fd);
 	Dwarf_Die fn;
 	int found = find_in_file(dw, function, &fn);
 
@@ -201,8 +256,7 @@ int tr_probe_dwarf_args(int fd, const char *function, struct tr_probe_args *args
 		args->has_ret = dwarf_hasattr_integrate(&fn, DW_AT_type) &&
 				classify(&fn, &args->ret) == PASSED_IN_REGISTER;
 	}
-	if (dw)
-		dwarf_end(dw);
+	close_dwarf(dw, debug_fd);
 	return found;
 }
 
@@ -224,7 +278,8 @@ static int line_starts_at(Dwarf_Die *fn, Dwarf_Addr address)
 
 int tr_probe_dwarf_line_at(int fd, const char *function, unsigned long offset)
 {
-	Dwarf *dw = dwarf_begin(fd, DWARF_C_READ);
+	int debug_fd;
+	Dwarf *dw = open_dwarf(fd, &debug_fd);
 	Dwarf_Addr low, high;
 	Dwarf_Die fn;
 	int found = find_in_file(dw, function, &fn) ? 0 : -1;
@@ -232,7 +287,6 @@ int tr_probe_dwarf_line_at(int fd, const char *function, unsigned long offset)
 	if (!found && !dwarf_lowpc(&fn, &low) && !dwarf_highpc(&fn, &high) &&
 	    offset < high - low)
 		found = line_starts_at(&fn, low + offset);
-	if (dw)
-		dwarf_end(dw);
+	close_dwarf(dw, debug_fd);
 	return found;
 }
