@@ -39,10 +39,15 @@ def free_ports(n):
             s.close()
 
 
+RUNDIR = "/var/run/lttng"
+
+
 class Relayd:
-    """lttng-relayd on loopback ports, its output under out."""
+    """lttng-relayd on loopback ports, its output under out; its health
+    socket under RUNDIR removed after it, and RUNDIR if it made it."""
 
     def __init__(self, out, log):
+        self.made = [d for d in (RUNDIR, os.path.join(RUNDIR, "relayd")) if not os.path.isdir(d)]
         self.out = out
         self.control, self.data, live = free_ports(3)
         self.child = Child(["lttng-relayd", "-o", out,
@@ -63,6 +68,15 @@ class Relayd:
 
     def stop(self):
         self.child.stop()
+        try:
+            os.unlink(os.path.join(RUNDIR, "relayd", "health-%d" % self.child.p.pid))
+        except OSError:
+            pass
+        for d in reversed(self.made):
+            try:
+                os.rmdir(d)
+            except OSError:
+                pass
 
 
 def run_once(opts, relayd, tmp, key, rate, meter):

@@ -20,8 +20,12 @@ tracer=$(realpath "$TRACER")
 getppid=$(realpath "$GETPPID")
 
 # The relay: ports of our own (three in a row from a free-looking base), its
-# output in $work/relay, killed at exit.
+# output in $work/relay, killed at exit.  Each relayd leaves its health
+# socket in /var/run/lttng/relayd: removed, and the directories if they
+# were not there before and are empty.
 relay_out=$work/relay
+[ -d /var/run/lttng ] || at_exit "rmdir /var/run/lttng 2>/dev/null; true"
+[ -d /var/run/lttng/relayd ] || at_exit "rmdir /var/run/lttng/relayd 2>/dev/null; true"
 start_relay() {
 	local base
 	for base in $((20000 + RANDOM % 20000)) $((20000 + RANDOM % 20000)) $((20000 + RANDOM % 20000)); do
@@ -29,6 +33,7 @@ start_relay() {
 		lttng-relayd -o "$relay_out" -C "tcp://127.0.0.1:$CONTROL" -D "tcp://127.0.0.1:$DATA" \
 			-L "tcp://127.0.0.1:$LIVE" >"$work/relayd.log" 2>&1 &
 		RELAYD=$!
+		at_exit "kill $RELAYD 2>/dev/null; wait $RELAYD 2>/dev/null; rm -f /var/run/lttng/relayd/health-$RELAYD"
 		# Listening on all three, or gone (a port was taken): then the next base.
 		wait_until 30 sh -c "! kill -0 $RELAYD 2>/dev/null || [ \$(ss -Hltn '( sport = :$CONTROL or sport = :$DATA or sport = :$LIVE )' | wc -l) = 3 ]"
 		kill -0 "$RELAYD" 2>/dev/null && return 0
@@ -36,7 +41,6 @@ start_relay() {
 	return 1
 }
 start_relay || { echo "1..0 # SKIP lttng-relayd did not start: $(tail -n 1 "$work/relayd.log")"; exit 0; }
-at_exit "kill $RELAYD 2>/dev/null"
 URL=net://127.0.0.1:$CONTROL:$DATA
 
 # The session directory the relay made for NAME (HOST/NAME-DATE).
@@ -154,7 +158,6 @@ relay_killed() {
 }
 check "the relay killed while recording: one line, exit 1, the local trace whole" relay_killed
 start_relay || { echo "# lttng-relayd did not start again"; exit 1; }
-at_exit "kill $RELAYD 2>/dev/null"
 URL=net://127.0.0.1:$CONTROL:$DATA
 
 # Two recorders at once, two sessions of the same relay, both complete.
