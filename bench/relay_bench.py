@@ -12,9 +12,8 @@ recorder: the events lost by the recorder's own account, as a share of
 the events the calls made, the rate the calls met, and the highest rate met
 in the round with nothing lost."""
 
-import re
-
 import os
+import re
 import shutil
 import socket
 import tempfile

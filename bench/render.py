@@ -156,15 +156,17 @@ def section_report(rows):
                 lines))
 
 
-def section_ust(rows):
-    def to_disk(r, unit, f):
-        found = one(rows, "ust", config=r["config"], param=r["param"], threads=r["threads"],
-                    unit=unit)
-        return ranged(found, f) if found else "-"
+def ranged_unit(rows, r, unit, f):
+    """The figure in unit of r's run (workload, config, param, threads), or "-"."""
+    found = one(rows, r["workload"], config=r["config"], param=r["param"],
+                threads=r["threads"], unit=unit)
+    return ranged(found, f) if found else "-"
 
+
+def section_ust(rows):
     lines = [(r["label"], r["param"], int(r["threads"]), ranged(r, "%.1f"),
-              spread(r, "ratio", "%.2f") or "-", to_disk(r, "% lost", "%.2f"),
-              to_disk(r, "M events/s kept", "%.1f"), int(r["disturbed"] or 0))
+              spread(r, "ratio", "%.2f") or "-", ranged_unit(rows, r, "% lost", "%.2f"),
+              ranged_unit(rows, r, "M events/s kept", "%.1f"), int(r["disturbed"] or 0))
              for r in pick(rows, "ust", unit="ns/event")]
     if not lines:
         return "not run\n\n"
@@ -251,11 +253,8 @@ def section_top(rows):
 
 
 def section_relay(rows):
-    def met(r):
-        found = one(rows, "relay", config=r["config"], param=r["param"], unit="M events/s met")
-        return ranged(found, "%.2f") if found else "-"
-
-    lines = [(r["label"], r["param"], met(r), ranged(r, "%.3f"), int(r["disturbed"] or 0))
+    lines = [(r["label"], r["param"], ranged_unit(rows, r, "M events/s met", "%.2f"),
+              ranged(r, "%.3f"), int(r["disturbed"] or 0))
              for r in pick(rows, "relay", unit="% lost")]
     lines += [(r["label"], "the highest rate met with nothing lost", ranged(r, "%.2f"), "", "")
               for r in pick(rows, "relay", unit="M events/s with nothing lost")]

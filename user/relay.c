@@ -69,7 +69,6 @@ struct relay_stream {
 struct tr_relay {
 	int control, data;
 	int broken;		/* a send or reply failed: no goodbye, just close */
-	unsigned int minor;
 	struct relay_stream *streams;
 	unsigned int nstreams;
 	char path[PATH_LIMIT];	/* HOST/SESSION-DATE */
@@ -285,7 +284,7 @@ static int agree_version(struct tr_relay *r, char *why, size_t whylen)
 {
 	struct msg m = { .len = 0 };
 	unsigned char reply[8];
-	__u32 major, minor;
+	__u32 major, minor, spoken;
 	int err;
 
 	put32(&m, PROTOCOL_MAJOR);
@@ -299,8 +298,9 @@ static int agree_version(struct tr_relay *r, char *why, size_t whylen)
 	}
 	major = get32(reply);
 	minor = get32(reply + 4);
-	r->minor = minor < PROTOCOL_MINOR ? minor : PROTOCOL_MINOR;
-	if (major != PROTOCOL_MAJOR || r->minor < OLDEST_MINOR) {
+	/* 8 to 10 lay out every message this client sends alike. */
+	spoken = minor < PROTOCOL_MINOR ? minor : PROTOCOL_MINOR;
+	if (major != PROTOCOL_MAJOR || spoken < OLDEST_MINOR) {
 		snprintf(why, whylen, "the relay speaks protocol %u.%u; tracer speaks %u.%u to %u.x (lttng-relayd 2.8 or newer)",
 			 major, minor, PROTOCOL_MAJOR, OLDEST_MINOR, PROTOCOL_MAJOR);
 		return -EPROTONOSUPPORT;
