@@ -38,31 +38,3 @@ void tr_packet_iter_init(struct tr_packet_iter *it, const void *packet)
 	it->offset = sizeof(*h);
 	it->last_ts = h->timestamp_begin;
 }
-
-const struct tr_event_header *tr_packet_next(struct tr_packet_iter *it,
-					     const char **problem)
-{
-	const struct tr_packet_header *h = (const void *)it->packet;
-	const struct tr_event_header *e;
-	__u64 start = (it->offset + TR_RECORD_ALIGN - 1) & ~(__u64)(TR_RECORD_ALIGN - 1);
-
-	*problem = 0;
-	if (it->offset == it->content)
-		return 0;
-	if (start > it->content || it->content - start < sizeof(*e)) {
-		*problem = "record header runs past the content";
-		return 0;
-	}
-	e = (const void *)(it->packet + start);
-	if (e->size > it->content - start - sizeof(*e)) {
-		*problem = "record payload runs past the content";
-		return 0;
-	}
-	if (e->timestamp < it->last_ts || e->timestamp > h->timestamp_end) {
-		*problem = "record timestamp outside its packet or going back";
-		return 0;
-	}
-	it->offset = start + sizeof(*e) + e->size;
-	it->last_ts = e->timestamp;
-	return e;
-}

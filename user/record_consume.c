@@ -85,7 +85,8 @@ void rec_consume(struct session *s)
 				rec_live_feed(s, stream, packet);
 			if (s->relay && !s->write_error)
 				rec_relay_packet(s, stream, packet);
-			if (!s->write_error)
+			/* For the summary, which only a recording with an output has. */
+			if (!s->write_error && s->o->output)
 				count_records(s, packet);
 			put_subbuf(s, stream, pos);
 		}
