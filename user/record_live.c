@@ -103,13 +103,13 @@ void rec_live_round(struct session *s, __u64 now, int last)
 {
 	const struct tr_live_sink *sink = s->o->live;
 	__u64 closed = s->use_kmod ? now - 2 * s->o->flush_ms * 1000000ull : s->flushed, reached;
+	const struct tr_item *item;
 	struct tr_live_status counts;
-	struct tr_item item;
 
 	reached = last ? ~0ull : closed > WRITER_SLACK ? closed - WRITER_SLACK : 0;
 	tr_trace_set_horizon(s->live, reached);
-	while (tr_trace_next(s->live, &item))
-		sink->item(sink->data, &item);
+	while ((item = tr_trace_next(s->live)))
+		sink->item(sink->data, item);
 	live_counts(s, &counts);
 	sink->round(sink->data, reached, &counts);
 }

@@ -212,20 +212,20 @@ static bool keeps_state(const struct filter *f, const struct tr_item *it)
 static void first_pass(struct tr_tasks *c, struct tr_symbols *symbols, struct filter *f)
 {
 	struct tr_trace *trace;
-	struct tr_item it;
+	const struct tr_item *it;
 	__u64 first = 0;
 	char why[1024];
 
 	if (tr_trace_open(&trace, f->o->dir, why, sizeof(why)))
 		return;
-	while (tr_trace_next(trace, &it)) {
-		if (it.kind != TR_ITEM_PROBLEM && !first)
-			first = it.ts;
-		f->items += it.kind != TR_ITEM_PROBLEM;
-		if (it.kind == TR_ITEM_RECORD && is_task_state(it.class))
-			learn_comms(c, &f->memos, &it, false);
+	while ((it = tr_trace_next(trace))) {
+		if (it->kind != TR_ITEM_PROBLEM && !first)
+			first = it->ts;
+		f->items += it->kind != TR_ITEM_PROBLEM;
+		if (it->kind == TR_ITEM_RECORD && is_task_state(it->class))
+			learn_comms(c, &f->memos, it, false);
 		if (symbols)
-			tr_symbols_learn(symbols, &it);
+			tr_symbols_learn(symbols, it);
 	}
 	set_window(f, first);
 	tr_trace_close(trace);
@@ -585,7 +585,7 @@ int tr_report(const struct tr_report_opts *o, FILE *out)
 	struct progress progress;
 	struct tr_trace *trace;
 	struct sink sink;
-	struct tr_item it;
+	const struct tr_item *it;
 	char why[1024];
 	int err, damaged = 0;
 
@@ -610,27 +610,27 @@ int tr_report(const struct tr_report_opts *o, FILE *out)
 	}
 	first_pass(&tasks, sink.symbols, &f);
 	progress = (struct progress) { o->progress ? o->command : NULL, 0, f.items, now_s(), now_s() };
-	while (tr_trace_next(trace, &it)) {
+	while ((it = tr_trace_next(trace))) {
 		progress_step(&progress);
-		if (it.kind == TR_ITEM_PROBLEM) {
-			fprintf(stderr, "tracer %s: %s\n", o->command, it.problem);
+		if (it->kind == TR_ITEM_PROBLEM) {
+			fprintf(stderr, "tracer %s: %s\n", o->command, it->problem);
 			damaged = 1;
 			continue;
 		}
 		/* Every record, shown or not, may name a task. */
-		if (it.kind == TR_ITEM_RECORD)
-			learn_comms(&tasks, &f.memos, &it, true);
-		if ((f.by_cpu && (it.cpu >= TR_MAX_CPUS || !f.cpus[it.cpu])) ||
-		    ((it.ts < f.start || it.ts > f.end) && !keeps_state(&f, &it)))
+		if (it->kind == TR_ITEM_RECORD)
+			learn_comms(&tasks, &f.memos, it, true);
+		if ((f.by_cpu && (it->cpu >= TR_MAX_CPUS || !f.cpus[it->cpu])) ||
+		    ((it->ts < f.start || it->ts > f.end) && !keeps_state(&f, it)))
 			continue;
 		/* Losses are a CPU's, not a task's or an event's. */
-		if (it.kind == TR_ITEM_LOST) {
+		if (it->kind == TR_ITEM_LOST) {
 			if (!o->pid && !o->tid && !o->nevents)
-				sink_lost(&sink, &it);
+				sink_lost(&sink, it);
 			continue;
 		}
-		if (class_wanted(&f, &it) && task_wanted(o, it.record))
-			sink_record(&sink, &tasks, &it);
+		if (class_wanted(&f, it) && task_wanted(o, it->record))
+			sink_record(&sink, &tasks, it);
 	}
 	err = close_sink(&sink, &tasks);
 	progress_end(&progress);

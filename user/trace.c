@@ -156,7 +156,7 @@ static void heap_push(struct tr_trace *t, unsigned int i)
  * The stream whose head went out last moves on only now, so that what the
  * item points to (a live record, in its packet) stays until this call.
  */
-static void advance_last(struct tr_trace *t)
+static inline void advance_last(struct tr_trace *t)
 {
 	struct stream *s;
 
@@ -350,34 +350,50 @@ static void copy_record(struct tr_trace *t, struct tr_item *item)
 	item->payload = t->payload + sizeof(*item->record);
 }
 
-int tr_trace_next(struct tr_trace *t, struct tr_item *item)
+/*
+ * The stream's head as handed out: a live record as it is, in its packet
+ * (which stays until the next call); else a copy, whose record or problem
+ * text is copied too.
+ */
+static const struct tr_item *hand_out(struct tr_trace *t, const struct stream *s)
 {
-	struct stream *s;
+	struct tr_item *item = &t->out;
 
-	if (t->next_note < t->nnotes) {
-		*item = (struct tr_item) { .kind = TR_ITEM_PROBLEM,
-					   .problem = t->notes[t->next_note++] };
-		return 1;
-	}
-	advance_last(t);
-	if (!t->heap_len || t->streams[t->heap[0]].head.ts > t->horizon)
-		return 0;
-	s = &t->streams[t->heap[0]];
+	if (t->live && s->head.kind == TR_ITEM_RECORD)
+		return &s->head;
 	*item = s->head;
 	if (item->kind == TR_ITEM_PROBLEM) {
 		memcpy(t->reported, s->problem, sizeof(t->reported));
 		item->problem = t->reported;
-	} else if (item->kind == TR_ITEM_RECORD && !t->live) {
-		copy_record(t, item);
 	} else if (item->kind == TR_ITEM_RECORD) {
-		item->payload = item->record + 1;
+		copy_record(t, item);
 	}
+	return item;
+}
+
+const struct tr_item *tr_trace_next(struct tr_trace *t)
+{
+	const struct tr_item *item;
+	struct stream *s;
+
+	if (t->next_note < t->nnotes) {
+		t->out = (struct tr_item) { .kind = TR_ITEM_PROBLEM,
+					    .problem = t->notes[t->next_note++] };
+		return &t->out;
+	}
+	advance_last(t);
+	if (!t->heap_len)
+		return NULL;
+	s = &t->streams[t->heap[0]];
+	if (s->head.ts > t->horizon)
+		return NULL;
+	item = hand_out(t, s);
 	if (item->ts < t->last_out)
 		t->late++;
 	else
 		t->last_out = item->ts;
 	t->handed_out = 1;
-	return 1;
+	return item;
 }
 
 void tr_trace_close(struct tr_trace *t)

@@ -38,29 +38,38 @@ enum tr_item_kind {
 	TR_ITEM_PROBLEM,		/* damage in the trace, said in one line */
 };
 
+/*
+ * What the reader hands out.  The fields after ts are those of its kind
+ * only (they share memory): a sink reads a record's, a loss's or a
+ * problem's after looking at kind.
+ */
 struct tr_item {
 	enum tr_item_kind kind;
 	__u32 cpu;
 	__u32 stream_id;			/* records and losses: their channel's */
 	__u64 packet_seq;			/* ... and their packet's packet_seq_num */
 	__u64 ts;
-	/* TR_ITEM_RECORD: every field of its format lies inside the payload */
-	const struct tr_event_header *record;
-	const struct tr_trace_class *class;
-	const void *payload;			/* a copy, followed by a NUL byte (a live trace's:
-						 * in its packet, and not followed by one) */
-	/* ... and, in a trace recorded with -g, its stacks (tr_item_frame()) */
-	unsigned int kernel_frames, user_frames;
-	__u32 frames_at;			/* payload offset of the frames */
-	/* ... and, in a trace recorded with --context, its context fields */
-	__u32 context_at;			/* payload offset (8 bytes each, tr_trace_context()), or 0 */
-	/* TR_ITEM_LOST: its channel's name (NULL in a trace of one channel), */
-	const char *channel;
-	/* events by cause since the previous packet, and packets */
-	__u64 lost_full, lost_wrap, lost_big, lost_busy;
-	__u64 lost_packets;			/* overwritten (sequence gap) */
-	/* TR_ITEM_PROBLEM: "file: offset: what", file relative to the trace */
-	const char *problem;
+	union {
+		struct {	/* TR_ITEM_RECORD: every field of its format lies inside the payload */
+			const struct tr_event_header *record;
+			const struct tr_trace_class *class;
+			const void *payload;	/* a copy, followed by a NUL byte (a live
+						 * trace's: in its packet, and not followed by one) */
+			/* ... and, in a trace recorded with -g, its stacks (tr_item_frame()) */
+			unsigned int kernel_frames, user_frames;
+			__u32 frames_at;	/* payload offset of the frames */
+			/* ... and, in a trace recorded with --context, its context fields */
+			__u32 context_at;	/* payload offset (8 bytes each, tr_trace_context()), or 0 */
+		};
+		struct {	/* TR_ITEM_LOST: its channel's name (NULL in a trace of one channel), */
+			const char *channel;
+			/* events by cause since the previous packet, and packets */
+			__u64 lost_full, lost_wrap, lost_big, lost_busy;
+			__u64 lost_packets;	/* overwritten (sequence gap) */
+		};
+		/* TR_ITEM_PROBLEM: "file: offset: what", file relative to the trace */
+		const char *problem;
+	};
 };
 
 /* Open a trace directory; on failure -errno and one line in why. */
@@ -97,11 +106,12 @@ void tr_trace_set_horizon(struct tr_trace *trace, __u64 ts);
 __u64 tr_trace_late(const struct tr_trace *trace);
 
 /*
- * The next item in time order (problems found while opening come first):
- * 1, or 0 at the end (a live trace's: none up to the horizon yet).  What
- * the item points to stays valid until the next call (or tr_trace_feed()).
+ * The next item in time order (problems found while opening come first),
+ * or NULL at the end (a live trace's: none up to the horizon yet).  The
+ * item, and what it points to, stay valid until the next call (or
+ * tr_trace_feed()).
  */
-int tr_trace_next(struct tr_trace *trace, struct tr_item *item);
+const struct tr_item *tr_trace_next(struct tr_trace *trace);
 
 /*
  * Field name of a record, by its format (every field lies inside the

@@ -78,7 +78,8 @@ struct tr_trace {
 	unsigned int nnotes, next_note;
 	/* Event ids (the last entry: all larger ones) said to have no format. */
 	unsigned char unknown_told[TR_MAX_EVENTS + 1];
-	char reported[512];		/* the problem tr_trace_next() handed out */
+	struct tr_item out;		/* what tr_trace_next() handed out, but a live record */
+	char reported[512];		/* the problem it handed out */
 	char *payload;			/* the record it handed out, copied */
 	size_t payload_size;
 	int stacks;			/* its records carry call stacks (.tracer/stacks) */

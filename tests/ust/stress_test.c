@@ -119,7 +119,7 @@ static void tally_reset(struct tally *t)
 static void read_dump(const char *path, struct tally *t)
 {
 	struct tr_trace *trace;
-	struct tr_item item;
+	const struct tr_item *item;
 	char why[256];
 
 	if (tr_trace_open(&trace, path, why, sizeof(why))) {
@@ -127,17 +127,17 @@ static void read_dump(const char *path, struct tally *t)
 		t->problems++;
 		return;
 	}
-	while (tr_trace_next(trace, &item) > 0) {
+	while ((item = tr_trace_next(trace))) {
 		__u64 stream, seq;
 
-		if (item.kind == TR_ITEM_PROBLEM) {
-			tap_diag("%s", item.problem);
+		if (item->kind == TR_ITEM_PROBLEM) {
+			tap_diag("%s", item->problem);
 			t->problems++;
 		}
-		if (item.kind != TR_ITEM_RECORD)
+		if (item->kind != TR_ITEM_RECORD)
 			continue;
-		stream = tr_item_number(&item, "stream");
-		seq = tr_item_number(&item, "seq");
+		stream = tr_item_number(item, "stream");
+		seq = tr_item_number(item, "seq");
 		if (stream >= STREAMS || seq >= attempted[stream]) {
 			t->out_of_range++;
 			continue;
