@@ -42,11 +42,16 @@ struct syscall_row {
 
 enum class_kind { OTHER, SWITCH, WAKING, SYS_ENTER, SYS_EXIT, TASK_STATE };
 
+/* Where a field top reads lies in the payload. */
+struct field_at {
+	__u32 offset, size;
+};
+
 /* What an event class is to top, and where its fields are: resolved once. */
 struct class_info {
 	int resolved;
 	enum class_kind kind;
-	const struct tep_format_field *f[4];
+	struct field_at f[4];
 	char *name;			/* "system:name" */
 	struct tally records;
 };
@@ -62,6 +67,7 @@ struct cpu_state {
 struct top_model {
 	__u64 interval_ns;
 	double sample;			/* the share of packets read: 1, or --sample's */
+	int sampling;			/* below 1 */
 	__u64 start, end;		/* the interval being counted; end 0: none yet */
 	__u64 seq;
 	unsigned int ncpu;
@@ -72,7 +78,6 @@ struct top_model {
 	struct tr_tasks tasks;
 	struct tr_task *last_task;	/* task_of()'s last, in last_slots */
 	const struct tr_task *last_slots;
-	__u64 events, total_events;
 	__u64 lost_reported;
 	int reset_asked;
 	struct tr_live_status status;	/* as the last round left it */
@@ -82,7 +87,7 @@ struct top_model {
 
 static inline int top_sampling(const struct top_model *m)
 {
-	return m->sample < 1;
+	return m->sampling;
 }
 
 static inline unsigned int top_bucket(__u64 ns)

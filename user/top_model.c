@@ -28,6 +28,7 @@
  * on different CPUs, is not measured.
  */
 #define _GNU_SOURCE
+#include <endian.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,7 +51,8 @@ struct top_model *top_model_new(__u64 interval_ns, unsigned int ncpu, unsigned i
 
 	if (!m)
 		return NULL;
-	m->sample = sample_percent && sample_percent < 100 ? sample_percent / 100.0 : 1;
+	m->sampling = sample_percent && sample_percent < 100;
+	m->sample = m->sampling ? sample_percent / 100.0 : 1;
 	m->publish = publish;
 	m->data = data;
 	m->interval_ns = interval_ns;
@@ -121,53 +123,59 @@ static void tally_reset(const struct top_model *m, struct tally *t)
 
 /* --- Reading records ---------------------------------------------------------- */
 
-static const struct tep_format_field *field(const struct tr_item *it, const char *name)
+/* Where the class's field name lies, with a size top reads (1, 2, 4 or 8 bytes): 1, else 0. */
+static int field(const struct tr_item *it, const char *name, struct field_at *at)
 {
-	return tep_find_field(it->class->tep, name);
+	const struct tep_format_field *f = tep_find_field(it->class->tep, name);
+
+	if (!f)
+		return 0;
+	*at = (struct field_at) { f->offset, f->size };
+	return 1;
 }
 
 static void resolve(struct class_info *c, const struct tr_item *it)
 {
 	const char *sys = it->class->system, *name = it->class->name;
 	int syscalls = !strcmp(sys, "syscalls");
-	unsigned int i;
+	unsigned int found = 0;
 
 	c->resolved = 1;
 	if (asprintf(&c->name, "%s:%s", sys, name) < 0)
 		c->name = NULL;
 	if (!strcmp(sys, "sched") && !strcmp(name, "sched_switch")) {
 		c->kind = SWITCH;
-		c->f[0] = field(it, "prev_pid");
-		c->f[1] = field(it, "prev_state");
-		c->f[2] = field(it, "next_pid");
-		c->f[3] = field(it, "next_comm");
+		found += field(it, "prev_pid", &c->f[0]);
+		found += field(it, "prev_state", &c->f[1]);
+		found += field(it, "next_pid", &c->f[2]);
+		found += field(it, "next_comm", &c->f[3]);
 	} else if (!strcmp(sys, "sched") && (!strcmp(name, "sched_waking") ||
 					      !strcmp(name, "sched_wakeup") ||
 					      !strcmp(name, "sched_wakeup_new"))) {
 		c->kind = WAKING;
-		c->f[0] = field(it, "pid");
-		c->f[1] = field(it, "comm");
+		found += field(it, "pid", &c->f[0]);
+		found += field(it, "comm", &c->f[1]);
 	} else if ((!strcmp(sys, "raw_syscalls") && !strcmp(name, "sys_enter")) ||
 		   (syscalls && !strncmp(name, "sys_enter_", 10))) {
 		c->kind = SYS_ENTER;
-		c->f[0] = field(it, syscalls ? "__syscall_nr" : "id");
+		found += field(it, syscalls ? "__syscall_nr" : "id", &c->f[0]);
 	} else if ((!strcmp(sys, "raw_syscalls") && !strcmp(name, "sys_exit")) ||
 		   (syscalls && !strncmp(name, "sys_exit_", 9))) {
 		c->kind = SYS_EXIT;
-		c->f[0] = field(it, syscalls ? "__syscall_nr" : "id");
-		c->f[1] = field(it, "ret");
+		found += field(it, syscalls ? "__syscall_nr" : "id", &c->f[0]);
+		found += field(it, "ret", &c->f[1]);
 	} else if (!strcmp(sys, "tracer") && !strcmp(name, "task_state")) {
 		c->kind = TASK_STATE;
-		c->f[0] = field(it, "pid");
-		c->f[1] = field(it, "tgid");
-		c->f[2] = field(it, "comm");
+		found += field(it, "pid", &c->f[0]);
+		found += field(it, "tgid", &c->f[1]);
+		found += field(it, "comm", &c->f[2]);
 	}
-	for (i = 0; i < kind_fields[c->kind]; i++)
-		if (!c->f[i])
-			c->kind = OTHER;	/* a format without the fields top reads */
+	if (found < kind_fields[c->kind])
+		c->kind = OTHER;	/* a format without the fields top reads */
 }
 
-static struct class_info *class_of(struct top_model *m, const struct tr_item *it)
+/* The item's class, met for the first time: room for it, resolved.  NULL without memory. */
+static struct class_info *new_class(struct top_model *m, const struct tr_item *it)
 {
 	__u32 id = it->record->id;
 
@@ -187,16 +195,36 @@ static struct class_info *class_of(struct top_model *m, const struct tr_item *it
 	return &m->classes[id];
 }
 
-/* A field as a signed number (every field top reads is an int or a long). */
-static __s64 number(const struct tr_item *it, const struct tep_format_field *f)
+/* The item's class (what it is to top). */
+static inline struct class_info *class_of(struct top_model *m, const struct tr_item *it)
 {
-	__u64 v = tr_read_number((const unsigned char *)it->payload + f->offset, f->size);
+	__u32 id = it->record->id;
 
-	return f->size == 4 ? (__s32)v : (__s64)v;
+	if (id < m->nclasses && m->classes[id].resolved)
+		return &m->classes[id];
+	return new_class(m, it);
+}
+
+/* A field as a signed number (every field top reads is an int or a long). */
+static inline __s64 number(const struct tr_item *it, const struct field_at *f)
+{
+	const unsigned char *p = (const unsigned char *)it->payload + f->offset;
+	__u32 v32;
+	__u64 v64;
+
+	if (f->size == 4) {
+		memcpy(&v32, p, sizeof(v32));
+		return (__s32)le32toh(v32);
+	}
+	if (f->size == 8) {
+		memcpy(&v64, p, sizeof(v64));
+		return (__s64)le64toh(v64);
+	}
+	return tr_read_number(p, f->size);
 }
 
 static void name_task(struct tr_task *task, const struct tr_item *it,
-		      const struct tep_format_field *comm)
+		      const struct field_at *comm)
 {
 	size_t n = (size_t)comm->size < sizeof(task->comm) ? (size_t)comm->size : sizeof(task->comm) - 1;
 
@@ -266,7 +294,7 @@ static void run_until(struct top_model *m, unsigned int cpu, __u64 ts)
 
 static void switched(struct top_model *m, const struct class_info *c, const struct tr_item *it)
 {
-	__u32 prev = number(it, c->f[0]), next = number(it, c->f[2]);
+	__u32 prev = number(it, &c->f[0]), next = number(it, &c->f[2]);
 	struct tr_task *task;
 
 	run_until(m, it->cpu, it->ts);
@@ -275,33 +303,33 @@ static void switched(struct top_model *m, const struct class_info *c, const stru
 	m->cpus[it->cpu].since = it->ts;
 	/* Still runnable (no sleeping state bit; 0x100 and up: preempted): waiting from now. */
 	task = prev && !top_sampling(m) ? task_of(m, prev) : NULL;
-	if (task && !(number(it, c->f[1]) & 0xff) && !task->top.runnable_since)
+	if (task && !(number(it, &c->f[1]) & 0xff) && !task->top.runnable_since)
 		task->top.runnable_since = it->ts;
 	task = next ? task_of(m, next) : NULL;
 	if (task) {
-		name_task(task, it, c->f[3]);
+		name_task(task, it, &c->f[3]);
 		waited(task, it->ts);
 	}
 }
 
-/* Under --sample: a packet after one not read leaves what ran before it unknown. */
+/* Under --sample: a packet after one not read leaves what ran before it unknown (c->since). */
 static void packet_seen(struct top_model *m, const struct tr_item *it)
 {
 	struct cpu_state *c = &m->cpus[it->cpu];
 
-	if (top_sampling(m) && c->packet && it->packet_seq + 1 != c->packet && it->packet_seq != c->packet)
+	if (c->packet && it->packet_seq + 1 != c->packet && it->packet_seq != c->packet)
 		c->since = 0;
 	c->packet = it->packet_seq + 1;
 }
 
 static void woken(struct top_model *m, const struct class_info *c, const struct tr_item *it)
 {
-	struct tr_task *task = task_of(m, number(it, c->f[0]));
+	struct tr_task *task = task_of(m, number(it, &c->f[0]));
 
 	if (!task)
 		return;
 	if (!task->comm[0])
-		name_task(task, it, c->f[1]);
+		name_task(task, it, &c->f[1]);
 	if (!task->top.runnable_since && !top_sampling(m))
 		task->top.runnable_since = it->ts;
 }
@@ -309,7 +337,7 @@ static void woken(struct top_model *m, const struct class_info *c, const struct 
 static void entered(struct top_model *m, const struct class_info *c, const struct tr_item *it,
 		    struct tr_task *task)
 {
-	__s64 nr = number(it, c->f[0]);
+	__s64 nr = number(it, &c->f[0]);
 	struct syscall_row *row = syscall_row(m, nr);
 
 	if (task) {
@@ -337,7 +365,7 @@ static int whole_call(const struct top_model *m, const struct tr_task_top *t,
 static void exited(struct top_model *m, const struct class_info *c, const struct tr_item *it,
 		   struct tr_task *task)
 {
-	__s64 nr = number(it, c->f[0]), ret = number(it, c->f[1]);
+	__s64 nr = number(it, &c->f[0]), ret = number(it, &c->f[1]);
 	struct syscall_row *row = syscall_row(m, nr);
 	__u64 ns;
 
@@ -361,12 +389,12 @@ static void exited(struct top_model *m, const struct class_info *c, const struct
 
 static void task_named(struct top_model *m, const struct class_info *c, const struct tr_item *it)
 {
-	struct tr_task *task = task_of(m, number(it, c->f[0]));
+	struct tr_task *task = task_of(m, number(it, &c->f[0]));
 
 	if (!task)
 		return;
-	task->pid = number(it, c->f[1]);
-	name_task(task, it, c->f[2]);
+	task->pid = number(it, &c->f[1]);
+	name_task(task, it, &c->f[2]);
 }
 
 static void count_record(struct top_model *m, const struct tr_item *it)
@@ -378,10 +406,9 @@ static void count_record(struct top_model *m, const struct tr_item *it)
 	if (!c || it->cpu >= m->ncpu)
 		return;
 	tally_one(&c->records, it);
-	m->events++;
-	m->total_events++;
 	m->cpus[it->cpu].events++;
-	packet_seen(m, it);
+	if (top_sampling(m))
+		packet_seen(m, it);
 	if (task) {
 		task->events++;
 		if (!task->pid)
@@ -414,7 +441,6 @@ static void next_interval(struct top_model *m)
 
 	m->start = m->end;
 	m->end += m->interval_ns;
-	m->events = 0;
 	for (i = 0; i < m->nclasses; i++)
 		m->classes[i].records.interval = 0;
 	for (i = 0; i < MAX_SYSCALL; i++)
@@ -427,7 +453,6 @@ static void next_interval(struct top_model *m)
 	if (!m->reset_asked)
 		return;
 	m->reset_asked = 0;
-	m->total_events = 0;
 	for (i = 0; i < m->nclasses; i++)
 		tally_reset(m, &m->classes[i].records);
 	for (i = 0; i < MAX_SYSCALL; i++)
@@ -483,7 +508,8 @@ void top_model_item(struct top_model *m, const struct tr_item *it)
 {
 	if (!m->end)
 		begin(m, it->ts);
-	close_until(m, it->ts);
+	if (it->ts >= m->end)
+		close_until(m, it->ts);
 	if (it->kind == TR_ITEM_RECORD) {
 		count_record(m, it);
 	} else if (it->kind == TR_ITEM_LOST) {

@@ -162,11 +162,12 @@ static void syscall_rows(const struct top_model *m, struct top_snapshot *s, stru
 		return;
 	for (nr = 0; nr < MAX_SYSCALL; nr++) {
 		const struct syscall_row *r = m->syscalls[nr];
-		const char *name = tr_syscall_name(nr);
+		const char *name;
 		struct top_cell *row;
 
 		if (!r || !r->calls.count)
 			continue;
+		name = tr_syscall_name(nr);
 		snprintf(unknown, sizeof(unknown), "syscall_%u", nr);
 		row = row_add(t);
 		row[0].text = strings_add(str, name ? name : unknown);
@@ -243,6 +244,17 @@ static void strings_fix(struct top_snapshot *s)
 	}
 }
 
+/* Records counted in the interval, and since the start (or the last reset). */
+static void record_counts(const struct top_model *m, struct top_snapshot *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < m->nclasses; i++) {
+		s->events += m->classes[i].records.interval;
+		s->total_events += m->classes[i].records.count;
+	}
+}
+
 struct top_snapshot *top_snapshot_make(const struct top_model *m)
 {
 	struct top_snapshot *s = calloc(1, sizeof(*s));
@@ -253,9 +265,9 @@ struct top_snapshot *top_snapshot_make(const struct top_model *m)
 	if (!s)
 		return NULL;
 	*s = (struct top_snapshot) { .seq = m->seq, .start = m->start, .end = m->end,
-				     .events = m->events, .total_events = m->total_events,
 				     .status = m->status, .lost_reported = m->lost_reported,
 				     .sample_percent = m->sample * 100 + 0.5 };
+	record_counts(m, s);
 	task_rows(m, s, &str, span);
 	syscall_rows(m, s, &str, span);
 	event_rows(m, s, &str, span);
