@@ -108,16 +108,14 @@ int trace_decimal(const char *s, unsigned long long max, unsigned long long *val
 
 /* --- The merge ------------------------------------------------------------------ */
 
-static int earlier(const struct tr_trace *t, unsigned int a, unsigned int b)
+static int earlier(const struct heap_entry *a, const struct heap_entry *b)
 {
-	const struct tr_item *x = &t->streams[a].head, *y = &t->streams[b].head;
-
-	return x->ts != y->ts ? x->ts < y->ts : x->cpu < y->cpu;
+	return a->ts != b->ts ? a->ts < b->ts : a->cpu < b->cpu;
 }
 
 static void heap_swap(struct tr_trace *t, unsigned int i, unsigned int j)
 {
-	unsigned int tmp = t->heap[i];
+	struct heap_entry tmp = t->heap[i];
 
 	t->heap[i] = t->heap[j];
 	t->heap[j] = tmp;
@@ -128,9 +126,9 @@ static void heap_down(struct tr_trace *t, unsigned int i)
 	for (;;) {
 		unsigned int least = i, l = 2 * i + 1, r = l + 1;
 
-		if (l < t->heap_len && earlier(t, t->heap[l], t->heap[least]))
+		if (l < t->heap_len && earlier(&t->heap[l], &t->heap[least]))
 			least = l;
-		if (r < t->heap_len && earlier(t, t->heap[r], t->heap[least]))
+		if (r < t->heap_len && earlier(&t->heap[r], &t->heap[least]))
 			least = r;
 		if (least == i)
 			return;
@@ -144,9 +142,9 @@ static void heap_push(struct tr_trace *t, unsigned int i)
 {
 	unsigned int at = t->heap_len++;
 
-	t->heap[at] = i;
+	t->heap[at] = (struct heap_entry) { t->streams[i].head.ts, t->streams[i].head.cpu, i };
 	t->streams[i].in_heap = 1;
-	while (at && earlier(t, t->heap[at], t->heap[(at - 1) / 2])) {
+	while (at && earlier(&t->heap[at], &t->heap[(at - 1) / 2])) {
 		heap_swap(t, at, (at - 1) / 2);
 		at = (at - 1) / 2;
 	}
@@ -163,8 +161,11 @@ static inline void advance_last(struct tr_trace *t)
 	if (!t->handed_out)
 		return;
 	t->handed_out = 0;
-	s = &t->streams[t->heap[0]];
-	if (!trace_stream_advance(t, s)) {
+	s = &t->streams[t->heap[0].stream];
+	if (stream_next_plain(t, s) || trace_stream_advance(t, s)) {
+		t->heap[0].ts = s->head.ts;
+		t->heap[0].cpu = s->head.cpu;
+	} else {
 		s->in_heap = 0;
 		t->heap[0] = t->heap[--t->heap_len];
 	}
@@ -203,8 +204,10 @@ static struct tr_trace *trace_new(char *why, size_t whylen)
 /* The end of opening: the merge started and the trace handed out, or (err) all undone. */
 static int opened(struct tr_trace *t, int err, struct tr_trace **trace, char *why, size_t whylen)
 {
-	if (!err)
+	if (!err) {
+		trace_plain_sizes(t);
 		err = start_merge(t, why, whylen);
+	}
 	if (err) {
 		tr_trace_close(t);
 		return err;
@@ -351,16 +354,14 @@ static void copy_record(struct tr_trace *t, struct tr_item *item)
 }
 
 /*
- * The stream's head as handed out: a live record as it is, in its packet
- * (which stays until the next call); else a copy, whose record or problem
- * text is copied too.
+ * The stream's head as handed out, but a live record (handed out as it
+ * is, in its packet): a copy, whose record or problem text is copied too.
  */
-static const struct tr_item *hand_out(struct tr_trace *t, const struct stream *s)
+static __attribute__((noinline)) const struct tr_item *hand_out_copy(struct tr_trace *t,
+								    const struct stream *s)
 {
 	struct tr_item *item = &t->out;
 
-	if (t->live && s->head.kind == TR_ITEM_RECORD)
-		return &s->head;
 	*item = s->head;
 	if (item->kind == TR_ITEM_PROBLEM) {
 		memcpy(t->reported, s->problem, sizeof(t->reported));
@@ -373,7 +374,6 @@ static const struct tr_item *hand_out(struct tr_trace *t, const struct stream *s
 
 const struct tr_item *tr_trace_next(struct tr_trace *t)
 {
-	const struct tr_item *item;
 	struct stream *s;
 
 	if (t->next_note < t->nnotes) {
@@ -384,16 +384,15 @@ const struct tr_item *tr_trace_next(struct tr_trace *t)
 	advance_last(t);
 	if (!t->heap_len)
 		return NULL;
-	s = &t->streams[t->heap[0]];
+	s = &t->streams[t->heap[0].stream];
 	if (s->head.ts > t->horizon)
 		return NULL;
-	item = hand_out(t, s);
-	if (item->ts < t->last_out)
+	if (s->head.ts < t->last_out)
 		t->late++;
 	else
-		t->last_out = item->ts;
+		t->last_out = s->head.ts;
 	t->handed_out = 1;
-	return item;
+	return t->live && s->head.kind == TR_ITEM_RECORD ? &s->head : hand_out_copy(t, s);
 }
 
 void tr_trace_close(struct tr_trace *t)

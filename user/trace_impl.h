@@ -57,6 +57,13 @@ struct channel {
 	int used;
 };
 
+/* A stream in the merge, by its head's time (ties: by CPU). */
+struct heap_entry {
+	__u64 ts;
+	__u32 cpu;
+	__u32 stream;
+};
+
 struct tr_trace {
 	int dir_fd, meta_fd;		/* the trace directory and its .tracer */
 	struct channel channels[TR_MAX_CHANNELS];	/* by stream class id */
@@ -66,7 +73,7 @@ struct tr_trace {
 	unsigned int nclasses;
 	struct stream *streams;
 	unsigned int nstreams;
-	unsigned int *heap;		/* stream indices, earliest head first */
+	struct heap_entry *heap;	/* the streams with a head, earliest head first */
 	unsigned int heap_len;
 	/* live (tr_trace_open_live()): what may come out, and what came out late */
 	int live;
@@ -106,6 +113,12 @@ struct tr_trace {
 struct class_layout {
 	__u32 fixed_end;
 	int dynamic;			/* a __data_loc field locates data past them */
+	/*
+	 * A record of the class at least this long is sound as it is: its
+	 * class is usable, with fixed fields only, and nothing (stacks,
+	 * context fields) follows them.  Else ~0: every record is checked.
+	 */
+	__u32 plain_size;
 };
 
 /* A packet fed to a live stream, copied. */
@@ -115,6 +128,47 @@ struct fed_packet {
 	size_t capacity;		/* bytes it has room for */
 	char bytes[] __attribute__((aligned(8)));
 };
+
+/* The stream's head: a record of class (e->id's), in the packet being read. */
+static inline void stream_record_head(struct stream *s, const struct tr_event_header *e,
+				      const struct tr_trace_class *class)
+{
+	struct tr_item *head = &s->head;
+
+	/* Field by field: zeroing the whole item first costs more than the rest of this. */
+	head->kind = TR_ITEM_RECORD;
+	head->cpu = s->cpu;
+	head->stream_id = s->channel;
+	head->packet_seq = s->packet->packet_seq_num;
+	head->ts = e->timestamp;
+	head->record = e;
+	head->class = class;
+	head->payload = e + 1;
+	head->kernel_frames = head->user_frames = head->frames_at = head->context_at = 0;
+}
+
+/*
+ * The common case of trace_stream_advance(), for the merge to try first,
+ * inline: the next record of the packet being read is plain (plain_size)
+ * and sound in its packet.  Then it is the head: 1.  Else 0, nothing
+ * moved.
+ */
+static inline int stream_next_plain(const struct tr_trace *t, struct stream *s)
+{
+	struct tr_packet_iter was = s->it;
+	const struct tr_event_header *e;
+	const char *problem;
+
+	if (!s->in_packet || !(e = tr_packet_next(&s->it, &problem)))
+		return 0;
+	if (e->id < t->nclasses && e->size >= t->layouts[e->id].plain_size) {
+		stream_record_head(s, e, &t->classes[e->id]);
+		s->last_ts = e->timestamp;
+		return 1;
+	}
+	s->it = was;
+	return 0;
+}
 
 /* --- trace.c ---------------------------------------------------------------- */
 
@@ -134,6 +188,8 @@ int trace_parse_classes(struct tr_trace *t, const char *name, const char *text, 
 			char *why, size_t whylen);
 /* Everything .tracer/ says of the trace in dir: 0, or -errno and why. */
 int trace_read_meta(struct tr_trace *t, const char *dir, char *why, size_t whylen);
+/* Each class's plain_size, once the classes and what follows records are known. */
+void trace_plain_sizes(struct tr_trace *t);
 /* Frees what they read. */
 void trace_meta_free(struct tr_trace *t);
 
@@ -141,7 +197,10 @@ void trace_meta_free(struct tr_trace *t);
 
 /* The stream files of the trace's channels, into t->streams: 0, or -errno and why. */
 int trace_open_streams(struct tr_trace *t, const char *dir, char *why, size_t whylen);
-/* Moves a stream to its next item; 0 when it has none left (a live one: none yet). */
+/*
+ * Moves a stream to its next item, each record checked whole, the next
+ * packet opened; 0 when it has none left (a live one: none yet).
+ */
 int trace_stream_advance(struct tr_trace *t, struct stream *s);
 /*
  * Queues a copy of a sound packet (tr_packet_header_problem()) on a live

@@ -170,7 +170,7 @@ static int grow_classes(struct tr_trace *t, unsigned int n)
 static struct class_layout layout_of(const struct tep_event *ev)
 {
 	struct tep_format_field *lists[2] = { ev->format.common_fields, ev->format.fields };
-	struct class_layout l = { 0, 0 };
+	struct class_layout l = { 0, 0, ~0u };
 	const struct tep_format_field *f;
 	int i;
 
@@ -592,6 +592,18 @@ int trace_read_meta(struct tr_trace *t, const char *dir, char *why, size_t whyle
 	read_context(t);
 	read_printk_formats(t);
 	return 0;
+}
+
+void trace_plain_sizes(struct tr_trace *t)
+{
+	unsigned int id;
+
+	for (id = 0; id < t->nclasses; id++) {
+		const struct class_layout *l = &t->layouts[id];
+
+		t->layouts[id].plain_size = t->classes[id].tep && !l->dynamic && !t->ncontext &&
+					    !t->stacks ? l->fixed_end : ~0u;
+	}
 }
 
 void trace_meta_free(struct tr_trace *t)

@@ -119,7 +119,7 @@ int trace_open_streams(struct tr_trace *t, const char *dir, char *why, size_t wh
 /* --- A stream's items --------------------------------------------------------- */
 
 /* Makes a problem the stream's next item; 1. */
-static int stream_problem(struct stream *s, __u64 ts, const char *fmt, ...)
+static __attribute__((cold)) int stream_problem(struct stream *s, __u64 ts, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -308,14 +308,25 @@ static size_t record_offset(const struct stream *s, const struct tr_event_header
 	return s->next_packet + ((const char *)e - (const char *)s->packet);
 }
 
-/* A record's head item whose payload is not the plain fixed fields: checked whole. */
-static int checked_record_item(struct tr_trace *t, struct stream *s, const struct tr_event_header *e)
+/* Makes a record the stream's next item, or a problem about it; 0 to skip it. */
+static int record_item(struct tr_trace *t, struct stream *s, const struct tr_event_header *e)
 {
-	const struct tr_trace_class *class = s->head.class;
+	const struct tr_trace_class *class = e->id < t->nclasses && t->classes[e->id].tep ?
+					     &t->classes[e->id] : NULL;
+	unsigned char *told = &t->unknown_told[e->id < TR_MAX_EVENTS ? e->id : TR_MAX_EVENTS];
 	const char *problem;
 	__u32 raw_end;
 	char why[192];
 
+	if (!class) {
+		if (*told)
+			return 0;
+		*told = 1;
+		return stream_problem(s, e->timestamp,
+				      "%s: record at offset %zu: event id %u has no usable format in .tracer/events; its records are skipped",
+				      s->name, record_offset(s, e), e->id);
+	}
+	stream_record_head(s, e, class);
 	problem = payload_problem(class->tep, &t->layouts[e->id], (const char *)(e + 1), e->size,
 				  &raw_end, why, sizeof(why));
 	if (!problem && t->ncontext && strcmp(class->system, "tracer"))
@@ -327,41 +338,6 @@ static int checked_record_item(struct tr_trace *t, struct stream *s, const struc
 		return stream_problem(s, e->timestamp, "%s: record at offset %zu: %s; record skipped",
 				      s->name, record_offset(s, e), problem);
 	return 1;
-}
-
-/* Makes a record the stream's next item, or a problem about it; 0 to skip it. */
-static int record_item(struct tr_trace *t, struct stream *s, const struct tr_event_header *e)
-{
-	const struct tr_trace_class *class = e->id < t->nclasses && t->classes[e->id].tep ?
-					     &t->classes[e->id] : NULL;
-	const struct class_layout *layout;
-	struct tr_item *head = &s->head;
-	unsigned char *told;
-
-	if (!class) {
-		told = &t->unknown_told[e->id < TR_MAX_EVENTS ? e->id : TR_MAX_EVENTS];
-		if (*told)
-			return 0;
-		*told = 1;
-		return stream_problem(s, e->timestamp,
-				      "%s: record at offset %zu: event id %u has no usable format in .tracer/events; its records are skipped",
-				      s->name, record_offset(s, e), e->id);
-	}
-	/* Field by field: zeroing the whole item first costs more than the rest of this. */
-	head->kind = TR_ITEM_RECORD;
-	head->cpu = s->cpu;
-	head->stream_id = s->channel;
-	head->packet_seq = s->packet->packet_seq_num;
-	head->ts = e->timestamp;
-	head->record = e;
-	head->class = class;
-	head->payload = e + 1;
-	head->kernel_frames = head->user_frames = head->frames_at = head->context_at = 0;
-	/* Most records: fixed fields only, nothing after them; they hold them or not. */
-	layout = &t->layouts[e->id];
-	if (!layout->dynamic && !t->ncontext && !t->stacks && e->size >= layout->fixed_end)
-		return 1;
-	return checked_record_item(t, s, e);
 }
 
 /*
