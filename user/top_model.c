@@ -97,21 +97,24 @@ static void tally_init(const struct top_model *m, struct tally *t)
 	t->error = top_sampling(m) ? calloc(1, sample_error_size(m)) : NULL;
 }
 
-/* One more, the item's record (in its packet of its CPU, for the error). */
-static void tally_one(struct tally *t, const struct tr_item *it)
+/* The item's record in its packet of its CPU, for a tally's sampling error. */
+static void sampled_one(struct sample_error *e, const struct tr_item *it)
 {
-	struct sample_error *e = t->error;
-
-	t->count++;
-	t->interval++;
-	if (!e)
-		return;
 	if (e->cpu[it->cpu].packet != it->packet_seq + 1) {
 		e->sumsq += e->cpu[it->cpu].n * e->cpu[it->cpu].n;
 		e->cpu[it->cpu].packet = it->packet_seq + 1;
 		e->cpu[it->cpu].n = 0;
 	}
 	e->cpu[it->cpu].n++;
+}
+
+/* One more, the item's record. */
+static inline void tally_one(struct tally *t, const struct tr_item *it)
+{
+	t->count++;
+	t->interval++;
+	if (t->error)
+		sampled_one(t->error, it);
 }
 
 static void tally_reset(const struct top_model *m, struct tally *t)
@@ -175,7 +178,7 @@ static void resolve(struct class_info *c, const struct tr_item *it)
 }
 
 /* The item's class, met for the first time: room for it, resolved.  NULL without memory. */
-static struct class_info *new_class(struct top_model *m, const struct tr_item *it)
+static __attribute__((cold, noinline)) struct class_info *new_class(struct top_model *m, const struct tr_item *it)
 {
 	__u32 id = it->record->id;
 
@@ -248,16 +251,21 @@ static struct tr_task *task_of(struct top_model *m, __u32 tid)
 	return m->last_task;
 }
 
-static struct syscall_row *syscall_row(struct top_model *m, __s64 nr)
+/* A system call's row, made when it is first seen; NULL without memory. */
+static __attribute__((cold, noinline)) struct syscall_row *new_syscall_row(struct top_model *m, __s64 nr)
+{
+	m->syscalls[nr] = calloc(1, sizeof(*m->syscalls[nr]));
+	if (m->syscalls[nr])
+		tally_init(m, &m->syscalls[nr]->calls);
+	return m->syscalls[nr];
+}
+
+/* System call nr's row, or NULL for a number out of range. */
+static inline struct syscall_row *syscall_row(struct top_model *m, __s64 nr)
 {
 	if (nr < 0 || nr >= MAX_SYSCALL)
 		return NULL;
-	if (!m->syscalls[nr]) {
-		m->syscalls[nr] = calloc(1, sizeof(*m->syscalls[nr]));
-		if (m->syscalls[nr])
-			tally_init(m, &m->syscalls[nr]->calls);
-	}
-	return m->syscalls[nr];
+	return m->syscalls[nr] ? m->syscalls[nr] : new_syscall_row(m, nr);
 }
 
 static void waited(struct tr_task *task, __u64 ts)
@@ -504,12 +512,18 @@ static void begin(struct top_model *m, __u64 ts)
 	m->end = ts + m->interval_ns;
 }
 
-void top_model_item(struct top_model *m, const struct tr_item *it)
+/* The first item begins the first interval; a later one may end some. */
+static void interval_edge(struct top_model *m, __u64 ts)
 {
 	if (!m->end)
-		begin(m, it->ts);
-	if (it->ts >= m->end)
-		close_until(m, it->ts);
+		begin(m, ts);
+	close_until(m, ts);
+}
+
+void top_model_item(struct top_model *m, const struct tr_item *it)
+{
+	if (it->ts >= m->end)	/* end 0: no interval yet */
+		interval_edge(m, it->ts);
 	if (it->kind == TR_ITEM_RECORD) {
 		count_record(m, it);
 	} else if (it->kind == TR_ITEM_LOST) {
