@@ -9,7 +9,7 @@
 # into the function and a --filter on an argument or a string select
 # exactly what they should; and wrong specs are refused in one line before
 # anything is recorded.  The helper's USDT probe tracer_test:step passes
-# i, -i and i as a byte.
+# i, -i and i as a byte, tracer_test:named NAME and i.
 TEST_NAME=probes
 . "$(dirname "$0")/lib.sh"
 require_root "needs root for BPF and uprobes"
@@ -92,6 +92,14 @@ raw_registers_without_debug_information() {
 check "without debug information: said, and the raw registers recorded (arg1, ret)" \
 	raw_registers_without_debug_information
 
+raw_register_as_a_string() {
+	PROBED=$work/stripped record rs "uprobe:$work/stripped:tr_named(arg1:string, arg2)" || return 1
+	expected_names >"$work/names"
+	in_both rs "uprobe:tr_named arg1 names"
+}
+check "without debug information, arg1:string: the string the register points to" \
+	raw_register_as_a_string
+
 # Stripped, its debug information in a file of its own named by its
 # build-id (TRACER_DEBUG_DIR/.build-id/NN/REST.debug, as -dbgsym packages
 # lay it out under /usr/lib/debug): the arguments by name again.
@@ -167,6 +175,35 @@ usdt_probe_with_its_arguments() {
 check "USDT: each of $N probe hits once, its arguments sized and signed as its note says (report, babeltrace2)" \
 	usdt_probe_with_its_arguments
 
+# A note gives sizes, not types: arg1:string reads the pointer's string.
+usdt_string_argument() {
+	record us "usdt:$PROBED:tracer_test:named(arg1:string, arg2)" || return 1
+	expected_names >"$work/names"
+	expected i >"$work/i"
+	in_both us "sdt_tracer_test:named arg1 names" "sdt_tracer_test:named arg2 i"
+}
+check "USDT: arg1:string records the string each of $N hits passes (report, babeltrace2)" \
+	usdt_string_argument
+
+# An argument at base, index and scale: libbpf 1.7 fetches it, older ones
+# cannot (attaching fails with ENOENT): said in one line before anything.
+usdt_indexed_argument() {
+	local spec
+	spec=$(grep -o 'tracer_test:indexed	.*arguments: .*' <("$TRACER" list --usdt "$PROBED"))
+	if [[ $spec != *'(%'*,* ]]; then
+		record ix "usdt:$PROBED:tracer_test:indexed(arg1:string)" || return 1
+		expected_names >"$work/names"
+		in_both ix "sdt_tracer_test:indexed arg1 names"
+	elif pkg-config --atleast-version=1.7 libbpf; then
+		record ix "usdt:$PROBED:tracer_test:indexed(arg1:string)" || return 1
+		expected_names >"$work/names"
+		in_both ix "sdt_tracer_test:indexed arg1 names"
+	else
+		refuses "indexed: argument 1 is at '8@(%.*' (base, index and scale), which libbpf 1\.[0-6] cannot fetch" \
+			"usdt:$PROBED:tracer_test:indexed(arg1:string)" 1
+	fi
+}
+
 listed_usdt_probes() {
 	"$TRACER" list --usdt "$PROBED" >"$work/list" 2>&1 &&
 		grep -q "^usdt:$PROBED:tracer_test:step	event sdt_tracer_test:step, arguments: -8@" "$work/list" &&
@@ -220,6 +257,12 @@ check "a USDT probe the file lacks: refused, the closest named" \
 	"usdt:$PROBED:tracer_test:stp"
 check "a USDT probe without its provider: refused with the form" \
 	refuses "as usdt:PATH:PROVIDER:NAME" "usdt:$PROBED:step"
+check "a USDT argument of 4 bytes as a string: refused, as no pointer" \
+	refuses "step: argument arg2 is a 4-byte integer, not a pointer" "usdt:$PROBED:tracer_test:step(arg2:string)"
+check "USDT: an argument at base, index and scale recorded, or refused in one line where libbpf cannot fetch it" \
+	usdt_indexed_argument
+check "a type other than string: refused" \
+	refuses "step: 'arg1:int': string is the only type" "usdt:$PROBED:tracer_test:step(arg1:int)"
 # Kernel functions this kernel cannot probe: the line says what it lacks
 # (tests/run-vm.t records them on kernels that can).
 hooks_on() { cat /sys/kernel/tracing/available_filter_functions >/dev/null 2>&1; }

@@ -124,6 +124,24 @@ int tr_usdt_args(const char *specs, struct tr_probe_args *args)
 	return 0;
 }
 
+unsigned int tr_usdt_indexed_arg(const char *specs, char *loc, size_t len)
+{
+	const char *at = specs;
+	unsigned int n;
+
+	for (n = 1; *(at += strspn(at, " ")); n++) {
+		size_t spec_len = strcspn(at, " ");
+		const char *open = memchr(at, '(', spec_len);
+
+		if (open && memchr(open, ',', spec_len - (open - at))) {
+			snprintf(loc, len, "%.*s", (int)spec_len, at);
+			return n;
+		}
+		at += spec_len;
+	}
+	return 0;
+}
+
 /* tracer list --usdt: each probe once (a probe may have several sites). */
 struct usdt_listing {
 	FILE *out;

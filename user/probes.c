@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <bpf/libbpf.h>
 
 #include "events.h"
 #include "names.h"
@@ -48,12 +49,17 @@ int tr_probe_take_selection(char *s, char **selection)
 	return 1;
 }
 
-/* usdt:PATH:PROVIDER:NAME: p->function the name, *provider (in p->text) the provider. */
+/*
+ * usdt:PATH:PROVIDER:NAME[(ARG, ...)]: p->function the name, *provider (in
+ * p->text) the provider, p->selection the arguments.
+ */
 static int parse_usdt(const char *spec, struct tr_probe_spec *p, char **provider, char *why,
 		      size_t whylen)
 {
 	memset(p, 0, sizeof(*p));
 	p->path = p->text = strdup(spec + 5);
+	if (tr_probe_take_selection(p->text, &p->selection) < 0)
+		p->path = NULL;
 	p->function = p->path ? strrchr(p->path, ':') : NULL;
 	if (p->function) {
 		*p->function++ = 0;
@@ -65,7 +71,7 @@ static int parse_usdt(const char *spec, struct tr_probe_spec *p, char **provider
 		    tr_probe_identifier(p->function, strlen(p->function)))
 			return 0;
 	}
-	snprintf(why, whylen, "-e %s: as usdt:PATH:PROVIDER:NAME, the provider and name "
+	snprintf(why, whylen, "-e %s: as usdt:PATH:PROVIDER:NAME[(ARG[:string], ...)], the provider and name "
 		 "C names (tracer list --usdt PATH lists them)", spec);
 	free(p->text);
 	return -EINVAL;
@@ -107,7 +113,7 @@ static int parse_spec(const char *spec, struct tr_probe_spec *p, char **provider
 	    (!selected || (selected > 0 && !p->ret && !p->offset)))
 		return 0;
 	return tr_probe_malformed(spec, p, p->ret ? "uretprobe:PATH:FUNCTION (it records the return value)" :
-				 "uprobe:PATH:FUNCTION[(ARG, ...)] or uprobe:PATH:FUNCTION+OFFSET",
+				 "uprobe:PATH:FUNCTION[(ARG[:string], ...)] or uprobe:PATH:FUNCTION+OFFSET",
 			 why, whylen);
 }
 
@@ -244,7 +250,7 @@ static void arguments(int fd, const struct tr_probe_spec *p, struct tr_probe_arg
 			 "its registers are recorded raw (arg1..arg6, ret)", p->path, p->function);
 }
 
-static const struct tr_probe_arg *find_arg(const struct tr_probe_args *args, const char *name)
+static struct tr_probe_arg *find_arg(struct tr_probe_args *args, const char *name)
 {
 	unsigned int i;
 
@@ -266,6 +272,27 @@ static int no_argument(const struct tr_probe_spec *p, const struct tr_probe_args
 	return -ENOENT;
 }
 
+/*
+ * NAME:string: an argument of pointer size read as the string it points
+ * to, as perf probe's :string (USDT notes and raw registers give no types).
+ */
+static int as_string(const struct tr_probe_spec *p, struct tr_probe_arg *a, const char *type,
+		     char *why, size_t whylen)
+{
+	if (strcmp(type, "string")) {
+		snprintf(why, whylen, "%s: '%s:%s': string is the only type an argument can be given",
+			 p->function, a->name, type);
+		return -EINVAL;
+	}
+	if (a->kind == TR_PROBE_INT && a->size != 8) {
+		snprintf(why, whylen, "%s: argument %s is a %u-byte integer, not a pointer: it cannot be read as a string",
+			 p->function, a->name, a->size);
+		return -EINVAL;
+	}
+	a->kind = TR_PROBE_STRING;
+	return 0;
+}
+
 /* In the function's order: the record's. */
 int tr_probe_select_args(const struct tr_probe_spec *p, struct tr_probe_args *args,
 		       char *why, size_t whylen)
@@ -284,12 +311,18 @@ int tr_probe_select_args(const struct tr_probe_spec *p, struct tr_probe_args *ar
 	}
 	for (name = strtok_r(names, ", ", &save); name && !err;
 	     name = strtok_r(NULL, ", ", &save)) {
-		const struct tr_probe_arg *a = find_arg(&all, name);
+		char *type = strchr(name, ':');
+		struct tr_probe_arg *a;
 
+		if (type)
+			*type++ = 0;
+		a = find_arg(&all, name);
+		if (!a)
+			err = no_argument(p, &all, name, why, whylen);
+		else if (type)
+			err = as_string(p, a, type, why, whylen);
 		if (a)
 			selected |= 1u << (a - all.arg);
-		else
-			err = no_argument(p, &all, name, why, whylen);
 	}
 	free(names);
 	for (args->count = 0, i = 0; i < all.count; i++)
@@ -484,12 +517,17 @@ static int usdt_match(const struct tr_usdt_note *note, void *arg)
 	return 0;
 }
 
+/* libbpf 1.7 and later fetch USDT arguments at base, index and scale locations. */
+#define INDEXED_USDT_LIBBPF	7
+
 /* The USDT probe of p (p->function: its name) with the arguments its note gives. */
 static int add_usdt(struct tr_event_set *set, const char *spec, struct tr_probe_spec *p,
 		    const char *provider, char *why, size_t whylen)
 {
 	struct usdt_search search = { .provider = provider, .name = p->function };
 	struct tr_probe_args args;
+	unsigned int indexed;
+	char loc[64];
 	struct tr_probe *probe;
 	char system[80];
 	int fd = open_file(p->path, why, whylen);
@@ -520,6 +558,15 @@ static int add_usdt(struct tr_event_set *set, const char *spec, struct tr_probe_
 		snprintf(why, whylen, "%s:%s: arguments '%s' not understood", provider,
 			 p->function, search.args);
 		return -EINVAL;
+	}
+	if (tr_probe_select_args(p, &args, why, whylen))
+		return -EINVAL;
+	if ((indexed = tr_usdt_indexed_arg(search.args, loc, sizeof(loc))) &&
+	    libbpf_major_version() == 1 && libbpf_minor_version() < INDEXED_USDT_LIBBPF) {
+		snprintf(why, whylen, "%s:%s: argument %u is at '%s' (base, index and scale), which libbpf %u.%u cannot fetch: the probe cannot be attached",
+			 provider, p->function, indexed, loc, libbpf_major_version(),
+			 libbpf_minor_version());
+		return -EOPNOTSUPP;
 	}
 	probe = tr_probe_new(p, provider, "");
 	if (!probe) {

@@ -192,5 +192,11 @@ int tr_usdt_list(const char *path, FILE *out, char *why, size_t whylen);
 
 /* The values a note's argument specs describe, into args: 0, or -EINVAL. */
 int tr_usdt_args(const char *specs, struct tr_probe_args *args);
+/*
+ * The first argument (1..) of specs at a base, index and scale location
+ * ("8@(%r10,%r8,8)", which libbpf fetches from 1.7 on), its spec in loc;
+ * or 0.
+ */
+unsigned int tr_usdt_indexed_arg(const char *specs, char *loc, size_t len);
 
 #endif /* TRACER_PROBES_H */

@@ -4,7 +4,10 @@
  * if given.  For i in 1..N it calls
  * tr_probed(i, 2 * i + 1), which returns their sum, and
  * tr_named(names[i % 3], -i), which returns -2 * i, and passes the USDT
- * probe tracer_test:step with i, -i and (unsigned char)i.  The names are read
+ * probes tracer_test:step with i, -i and (unsigned char)i,
+ * tracer_test:named with names[i % 3] (from a register) and i, and
+ * tracer_test:indexed with names[i % 3] as the compiler finds it (gcc -O2:
+ * at base, index and scale).  The names are read
  * first: a uprobe reads no page that was never touched (as ftrace's and
  * perf's, it records "(fault)").
  */
@@ -32,6 +35,7 @@ int main(int argc, char **argv)
 {
 	static const char *const names[] = { "alpha", "beta", "gamma" };
 	long i, n = argc > 1 ? atol(argv[1]) : 1, sum = 0;
+	const char *name;
 
 	while (argc > 2 && access(argv[2], F_OK))
 		usleep(10000);
@@ -41,6 +45,10 @@ int main(int argc, char **argv)
 		sum += tr_probed(i, 2 * i + 1);
 		sum += tr_named(names[i % 3], -i);
 		STAP_PROBE3(tracer_test, step, i, (int)-i, (unsigned char)i);
+		name = names[i % 3];
+		__asm__ volatile("" : "+r"(name));	/* a register: 8@%REG */
+		STAP_PROBE2(tracer_test, named, name, i);
+		STAP_PROBE1(tracer_test, indexed, names[i % 3]);
 	}
 	printf("%ld\n", sum);
 	return 0;
