@@ -99,7 +99,10 @@ void rec_flush_all(struct session *s)
 	unsigned int stream;
 
 	for (stream = 0; !s->use_kmod && stream < s->nstreams; stream++)
-		trb_flush(&s->bufs.buf[stream]);
+		if (s->live)
+			rec_live_flush(s, stream);
+		else
+			trb_flush(&s->bufs.buf[stream]);
 }
 
 void rec_flush_now(struct session *s)

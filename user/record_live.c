@@ -14,6 +14,17 @@
  * whose writer read the clock before then and had not committed yet:
  * WRITER_SLACK covers those; one stalled longer still comes out, counted
  * late.
+ *
+ * A BPF region tells more, buffer by buffer.  Its writers read the clock
+ * as they reserve (ringbuf.h): once a packet is fed, every record of its
+ * buffer before the packet's end has been; once the buffer is flushed at
+ * t, every one before t; and a buffer whose write count is still where
+ * its flush left it, at the start of a sub-buffer, holds none after.  So
+ * the horizon is the earliest, over the buffers, of how far each is fed
+ * (now for one written nothing since its flush), and a round flushes the
+ * buffers that hold it back by more than CATCH_UP: a busy buffer's
+ * records come out as its sub-buffers fill, while the consumer still has
+ * them in its caches, rather than a flush period later.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -24,6 +35,16 @@
 
 #include "session.h"
 #include "trace.h"
+
+/* How far a BPF region's records have been fed. */
+struct rec_live_stream {
+	__u64 fed_end;			/* where its last packet fed ends */
+	__u64 flushed;			/* when it was last flushed */
+	__u64 flushed_at;		/* its write count after that flush */
+};
+
+/* A buffer fed less far than the others by this much is flushed (ns). */
+#define CATCH_UP	10000000ull
 
 int rec_live_open(struct session *s)
 {
@@ -48,6 +69,10 @@ int rec_live_open(struct session *s)
 					 why, sizeof(why));
 	else
 		snprintf(why, sizeof(why), "no memory for the event formats");
+	if (!err && !(s->live_streams = calloc(s->nstreams, sizeof(*s->live_streams)))) {
+		snprintf(why, sizeof(why), "out of memory");
+		err = -ENOMEM;
+	}
 	free(text);
 	if (err)
 		rec_say("cannot read the recording live: %s", why);
@@ -76,6 +101,59 @@ void rec_live_feed(struct session *s, unsigned int stream, const void *packet)
 		err = tr_trace_feed_header(s->live, stream, packet);
 	if (err)
 		s->live_unfed++;
+	else if (!s->use_kmod && h->timestamp_end > s->live_streams[stream].fed_end)
+		s->live_streams[stream].fed_end = h->timestamp_end;
+}
+
+void rec_live_flush(struct session *s, unsigned int stream)
+{
+	const struct trb_buf *b = &s->bufs.buf[stream];
+	struct rec_live_stream *l = &s->live_streams[stream];
+
+	l->flushed = b->clock();
+	trb_flush(b);
+	l->flushed_at = trb_read(&b->ctl->write_count);
+}
+
+/* How far a BPF region has been fed, but for WRITER_SLACK (above). */
+static __u64 fed_until(const struct session *s, unsigned int stream, __u64 now)
+{
+	const struct trb_buf *b = &s->bufs.buf[stream];
+	const struct rec_live_stream *l = &s->live_streams[stream];
+	__u64 written = trb_read(&b->ctl->write_count);
+
+	if (l->flushed && written == l->flushed_at && trb_sb_offset(b, written) == 0)
+		return now;	/* nothing written since its flush */
+	return l->fed_end > l->flushed ? l->fed_end : l->flushed;
+}
+
+/*
+ * How far all BPF regions have been fed, once those that lag the most fed
+ * by CATCH_UP are flushed and consumed.
+ */
+static __u64 bpf_fed_until(struct session *s, __u64 now)
+{
+	__u64 until = now, most = 0;
+	unsigned int stream;
+	int flushed = 0;
+
+	for (stream = 0; stream < s->nstreams; stream++)
+		if (s->live_streams[stream].fed_end > most)
+			most = s->live_streams[stream].fed_end;
+	for (stream = 0; stream < s->nstreams; stream++)
+		if (fed_until(s, stream, now) + CATCH_UP < most) {
+			rec_live_flush(s, stream);
+			flushed = 1;
+		}
+	if (flushed)
+		rec_consume(s);
+	for (stream = 0; stream < s->nstreams; stream++) {
+		__u64 fed = fed_until(s, stream, now);
+
+		if (fed < until)
+			until = fed;
+	}
+	return until;
 }
 
 static void live_counts(const struct session *s, struct tr_live_status *counts)
@@ -102,11 +180,14 @@ static void live_counts(const struct session *s, struct tr_live_status *counts)
 void rec_live_round(struct session *s, __u64 now, int last)
 {
 	const struct tr_live_sink *sink = s->o->live;
-	__u64 closed = s->use_kmod ? now - 2 * s->o->flush_ms * 1000000ull : s->flushed, reached;
 	const struct tr_item *item;
 	struct tr_live_status counts;
+	__u64 closed, reached = ~0ull;
 
-	reached = last ? ~0ull : closed > WRITER_SLACK ? closed - WRITER_SLACK : 0;
+	if (!last) {
+		closed = s->use_kmod ? now - 2 * s->o->flush_ms * 1000000ull : bpf_fed_until(s, now);
+		reached = closed > WRITER_SLACK ? closed - WRITER_SLACK : 0;
+	}
 	tr_trace_set_horizon(s->live, reached);
 	while ((item = tr_trace_next(s->live)))
 		sink->item(sink->data, item);
@@ -127,4 +208,6 @@ void rec_live_close(struct session *s)
 	if (s->live)
 		tr_trace_close(s->live);
 	s->live = NULL;
+	free(s->live_streams);
+	s->live_streams = NULL;
 }

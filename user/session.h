@@ -84,6 +84,7 @@ struct session {
 	struct tr_trace *live;		/* tracer top's reader, or NULL */
 	__u64 flushed;			/* when the BPF regions were last flushed (ns) */
 	__u64 live_unfed;		/* packets it had no memory for */
+	struct rec_live_stream *live_streams;	/* ... and by BPF region, how far it is fed */
 	struct rec_ust *ust;		/* -e ust:...: libtracer-ust's buffers, or NULL */
 	struct rec_relay *relay;	/* --relay: lttng-relayd, or NULL */
 	int relay_failed;		/* -errno that ended the streaming, or 0 */
@@ -181,6 +182,8 @@ void rec_relay_close(struct session *s);
 int rec_live_open(struct session *s);
 /* A packet taken from buffer stream, to the live reader too. */
 void rec_live_feed(struct session *s, unsigned int stream, const void *packet);
+/* Flush BPF region stream, with what the live reader learns of it. */
+void rec_live_flush(struct session *s, unsigned int stream);
 /* After a consumer round at now: what may come out, to the sink (last: everything). */
 void rec_live_round(struct session *s, __u64 now, int last);
 int rec_live_stop_asked(const struct session *s);
