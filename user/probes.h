@@ -150,7 +150,7 @@ int tr_probe_malformed(const char *spec, struct tr_probe_spec *p, const char *fo
 		       size_t whylen);
 /* The six argument registers and the return register, as they are. */
 void tr_probe_raw_registers(struct tr_probe_args *args);
-/* Keep only the arguments p selects: 0, or -errno and why. */
+/* Keep only the arguments p selects (NAME, or NAME:string for a string): 0, or -errno and why. */
 int tr_probe_select_args(const struct tr_probe_spec *p, struct tr_probe_args *args, char *why,
 			 size_t whylen);
 /* What attaches probe p (provider: a USDT probe's), or NULL. */
