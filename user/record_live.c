@@ -6,25 +6,24 @@
  *
  * What may come out: a packet holding a record of time t is delivered once
  * the sub-buffer is closed, by filling up or by a flush, and taken by the
- * next round.  The BPF regions are flushed by the consumer's rounds (the
- * last at s->flushed), the module's buffers by its timers every flush_ms,
- * which then wake the consumer.  So once a round ends, every record before
- * the last flush (BPF), or before now - 2 * flush_ms (the module: a timer
- * period, and as long again for the wake-up), has been fed, but for one
- * whose writer read the clock before then and had not committed yet:
- * WRITER_SLACK covers those; one stalled longer still comes out, counted
- * late.
+ * next round.  The module's buffers are flushed by its timers every
+ * flush_ms, which then wake the consumer: once a round ends, every record
+ * before now - 2 * flush_ms (a timer period, and as long again for the
+ * wake-up) has been fed, but for one whose writer read the clock before
+ * then and had not committed yet: WRITER_SLACK covers those; one stalled
+ * longer still comes out, counted late.
  *
- * A BPF region tells more, buffer by buffer.  Its writers read the clock
- * as they reserve (ringbuf.h): once a packet is fed, every record of its
- * buffer before the packet's end has been; once the buffer is flushed at
- * t, every one before t; and a buffer whose write count is still where
- * its flush left it, at the start of a sub-buffer, holds none after.  So
- * the horizon is the earliest, over the buffers, of how far each is fed
- * (now for one written nothing since its flush), and a round flushes the
- * buffers that hold it back by more than CATCH_UP: a busy buffer's
- * records come out as its sub-buffers fill, while the consumer still has
- * them in its caches, rather than a flush period later.
+ * The BPF regions are flushed by the consumer, and tell more, buffer by
+ * buffer.  Their writers read the clock as they reserve (ringbuf.h): once
+ * a packet is fed, every record of its buffer before the packet's end has
+ * been; once the buffer is flushed at t, every one before t; and a buffer
+ * whose write count is still where its flush left it, at the start of a
+ * sub-buffer, holds none after.  So the horizon is the earliest, over the
+ * buffers, of how far each is fed (now for one written nothing since its
+ * flush), less WRITER_SLACK, and a round flushes the buffers that hold it
+ * back by more than CATCH_UP: a busy buffer's records come out as its
+ * sub-buffers fill, while the consumer still has them in its caches,
+ * rather than a flush period later.
  */
 #define _GNU_SOURCE
 #include <errno.h>

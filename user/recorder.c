@@ -866,7 +866,6 @@ static void run(struct session *s)
 		if (now >= next_flush) {
 			if (!o->flight_recorder)
 				rec_flush_all(s);
-			s->flushed = now;
 			record_misses(s, now);
 			next_flush = now + flush_ns;
 			flushed = 1;

@@ -82,7 +82,6 @@ struct session {
 	struct tr_filter trigger;	/* ... and its filter */
 	__u32 self;			/* the recorder's pid: its records have none */
 	struct tr_trace *live;		/* tracer top's reader, or NULL */
-	__u64 flushed;			/* when the BPF regions were last flushed (ns) */
 	__u64 live_unfed;		/* packets it had no memory for */
 	struct rec_live_stream *live_streams;	/* ... and by BPF region, how far it is fed */
 	struct rec_ust *ust;		/* -e ust:...: libtracer-ust's buffers, or NULL */

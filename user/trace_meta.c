@@ -599,10 +599,10 @@ void trace_plain_sizes(struct tr_trace *t)
 	unsigned int id;
 
 	for (id = 0; id < t->nclasses; id++) {
-		const struct class_layout *l = &t->layouts[id];
+		struct class_layout *l = &t->layouts[id];
 
-		t->layouts[id].plain_size = t->classes[id].tep && !l->dynamic && !t->ncontext &&
-					    !t->stacks ? l->fixed_end : ~0u;
+		l->plain_size = t->classes[id].tep && !l->dynamic && !t->ncontext && !t->stacks ?
+				l->fixed_end : ~0u;
 	}
 }
 
