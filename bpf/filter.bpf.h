@@ -45,6 +45,8 @@ struct {
 #define TR_FILTER_SLOT_TRACEPOINT	0
 #define TR_FILTER_SLOT_TP_BTF		1
 #define TR_FILTER_SLOT_TRAMPOLINE	2	/* fentry, fexit */
+#define TR_FILTER_SLOT_UPROBE		3	/* uprobes, uretprobes, USDT */
+#define TR_FILTER_SLOTS			4
 
 struct filter_run {
 	struct trace_entry common;	/* the record's common header, as written */
@@ -64,7 +66,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__type(key, __u32);
 	__type(value, struct filter_run);
-	__uint(max_entries, 3);			/* TR_FILTER_SLOT_* */
+	__uint(max_entries, TR_FILTER_SLOTS);
 } tr_filter_runs SEC(".maps");
 
 /* What a bpf_loop step gets: on the caller's stack, so pointers keep their types. */

@@ -133,13 +133,14 @@ struct {
  * record before writing it and may be interrupted, on its CPU, by one of
  * another kind: tracepoint records, and tracer:vm_map records (in system
  * call and exec programs, and in the state dump's iterator, which may be
- * preempted), and probe records (built before they may be copied into
- * the tracepoint one, for the module or -g; while a probe program runs
- * on a CPU, trace_call_bpf() skips any other there).  fentry and fexit
- * programs pass no such guard (any other kind may interrupt them, and they
- * it), so they have two of their own: their values, and the record built
- * from them.  Twice the largest record, so a size masked with SCRATCH_MASK
- * stays inside.
+ * preempted), and kprobe records (built before they may be copied into
+ * the tracepoint one, for the module or -g; while a kprobe or tracepoint
+ * program runs on a CPU, trace_call_bpf() skips any other there).
+ * fentry and fexit programs pass no such guard (any other kind may
+ * interrupt them, and they it), and neither do uprobe programs (which an
+ * interrupt's programs may interrupt): each of the two kinds has two of
+ * its own, its values and the record built from them.  Twice the largest
+ * record, so a size masked with SCRATCH_MASK stays inside.
  */
 #define SCRATCH_MASK		(2 * TR_BPF_MAX_RECORD - 1)
 enum scratch_slot {
@@ -149,6 +150,8 @@ enum scratch_slot {
 	SCRATCH_PROBE,
 	SCRATCH_TRAMPOLINE,
 	SCRATCH_TRAMPOLINE_RECORD,
+	SCRATCH_UPROBE,
+	SCRATCH_UPROBE_RECORD,
 	NR_SCRATCH
 };
 struct {
@@ -608,51 +611,102 @@ __noinline __u32 tr_add_strings(struct tr_scratch_record *scratch, __u32 size, _
 	return at;
 }
 
-/* This CPU's scratch record in slot for a probe, or NULL. */
-static __always_inline struct tr_probe_record *probe_scratch(__u32 slot)
-{
-	if (tr_stopped || !wanted())
-		return NULL;
-	return bpf_map_lookup_elem(&tr_scratch, &slot);
-}
-
-/* Where a kind of probe program builds and filters its records. */
+/*
+ * Where a kind of probe program builds and filters its records.  Kprobe
+ * programs, like tracepoint programs, run under trace_call_bpf()'s per-CPU
+ * bpf_prog_active: none starts on a CPU while another runs there, so they
+ * share the tracepoint programs' filter slot and built record.  Uprobe
+ * programs (uprobes, uretprobes, USDT) pass no such guard: the kernel runs
+ * them with migration off but interrupts on, and preemption too where the
+ * kernel is preemptible; so a tracepoint or kprobe program may run inside
+ * one on its CPU, in an interrupt, and another task's uprobe program after
+ * a preemption.  fentry and fexit programs neither (below).  Each kind has
+ * its own slots, and a per-CPU busy flag keeps a second program of the
+ * kind from taking them: its event is counted in tr_probe_nested, which
+ * the recorder reports as the kernel's recursion misses.  (A kprobe
+ * program never finds its flag taken.)
+ */
 struct probe_slots {
 	__u32 filter;		/* TR_FILTER_SLOT_* */
+	__u32 values;		/* the scratch record its values are set in */
 	__u32 built;		/* the scratch record for -g, --context, the module */
+	__u32 busy;		/* its flag in tr_probe_busy */
 };
 
+static const struct probe_slots kprobe_slots = {
+	TR_FILTER_SLOT_TRACEPOINT, SCRATCH_PROBE, SCRATCH_RECORD, 0
+};
+static const struct probe_slots uprobe_slots = {
+	TR_FILTER_SLOT_UPROBE, SCRATCH_UPROBE, SCRATCH_UPROBE_RECORD, 1
+};
+static const struct probe_slots trampoline_slots = {
+	TR_FILTER_SLOT_TRAMPOLINE, SCRATCH_TRAMPOLINE, SCRATCH_TRAMPOLINE_RECORD, 2
+};
+
+__u64 tr_probe_nested;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, __u32);
+	__uint(max_entries, 3);
+} tr_probe_busy SEC(".maps");
+
 /*
- * Probe programs, like tracepoint programs, run under trace_call_bpf()'s
- * per-CPU bpf_prog_active: none starts on a CPU while another runs there,
- * so they share the tracepoint programs' filter slot.
+ * This CPU's values record of slots, for a probe that is recorded, with
+ * the kind's busy flag taken (*busy: write_probe() gives it back); or NULL.
+ * The flag is taken by one atomic exchange: a program preempted between a
+ * test and a set would share the slots with the one that ran meanwhile.
  */
-static const struct probe_slots probe_slots = { TR_FILTER_SLOT_TRACEPOINT, SCRATCH_RECORD };
+static __always_inline struct tr_probe_record *take_slots(const struct probe_slots *slots,
+							  __u32 **busy)
+{
+	__u32 flag = slots->busy, values = slots->values;
+	struct tr_probe_record *rec;
+
+	if (tr_stopped || !wanted())
+		return NULL;
+	*busy = bpf_map_lookup_elem(&tr_probe_busy, &flag);
+	if (!*busy)
+		return NULL;
+	if (__sync_val_compare_and_swap(*busy, 0, 1)) {
+		__sync_fetch_and_add(&tr_probe_nested, 1);
+		return NULL;
+	}
+	rec = bpf_map_lookup_elem(&tr_scratch, &values);
+	if (!rec)
+		**busy = 0;
+	return rec;
+}
 
 /*
  * A probe's record (tracer/record.h), its values set in scratch: its
- * strings added, filtered, written.
+ * strings added, filtered, written; then its slots are free again.
  */
 static __always_inline void write_probe(void *ctx, __u32 id, struct tr_probe_record *rec,
-					const struct probe_slots *slots)
+					const struct probe_slots *slots, __u32 *busy)
 {
 	const struct tr_event_shape *shape = bpf_map_lookup_elem(&tr_events, &id);
 	__u32 size;
 
-	if (!shape)
-		return;
-	size = shape->fixed_size < sizeof(*rec) ? shape->fixed_size : sizeof(*rec);
-	if (shape->probe_strings)
-		size = tr_add_strings((struct tr_scratch_record *)rec, size, shape->probe_strings);
-	if (record_wanted(rec, id, shape, slots->filter))
-		write_record(ctx, rec, id, size, shape, slots->built);
-	check_trigger(rec, id, shape, slots->filter);
+	if (shape) {
+		size = shape->fixed_size < sizeof(*rec) ? shape->fixed_size : sizeof(*rec);
+		if (shape->probe_strings)
+			size = tr_add_strings((struct tr_scratch_record *)rec, size,
+					      shape->probe_strings);
+		if (record_wanted(rec, id, shape, slots->filter))
+			write_record(ctx, rec, id, size, shape, slots->built);
+		check_trigger(rec, id, shape, slots->filter);
+	}
+	*busy = 0;
 }
 
 /* A uprobe's or kprobe's values: the argument registers at entry, or the return value. */
-static __always_inline int record_probe(struct pt_regs *regs, bool ret)
+static __always_inline int record_probe(struct pt_regs *regs, bool ret,
+					const struct probe_slots *slots)
 {
-	struct tr_probe_record *rec = probe_scratch(SCRATCH_PROBE);
+	__u32 *busy;
+	struct tr_probe_record *rec = take_slots(slots, &busy);
 
 	if (!rec)
 		return 0;
@@ -667,52 +721,52 @@ static __always_inline int record_probe(struct pt_regs *regs, bool ret)
 		rec->values[4] = PT_REGS_PARM5(regs);
 		rec->values[5] = regs->r9;	/* x86-64; this libbpf has no PT_REGS_PARM6 */
 	}
-	write_probe(regs, bpf_get_attach_cookie(regs), rec, &probe_slots);
+	write_probe(regs, bpf_get_attach_cookie(regs), rec, slots, busy);
 	return 0;
 }
-
 SEC("?uprobe")
 int tr_uprobe(struct pt_regs *regs)
 {
-	return record_probe(regs, false);
+	return record_probe(regs, false, &uprobe_slots);
 }
 
 SEC("?uretprobe")
 int tr_uretprobe(struct pt_regs *regs)
 {
-	return record_probe(regs, true);
+	return record_probe(regs, true, &uprobe_slots);
 }
 
 SEC("?kprobe")
 int tr_kprobe(struct pt_regs *regs)
 {
-	return record_probe(regs, false);
+	return record_probe(regs, false, &kprobe_slots);
 }
 
 SEC("?kretprobe")
 int tr_kretprobe(struct pt_regs *regs)
 {
-	return record_probe(regs, true);
+	return record_probe(regs, true, &kprobe_slots);
 }
 
 /* A glob's kprobes, attached at once (user/record_probes.c). */
 SEC("?kprobe.multi")
 int tr_kprobe_multi(struct pt_regs *regs)
 {
-	return record_probe(regs, false);
+	return record_probe(regs, false, &kprobe_slots);
 }
 
 SEC("?kretprobe.multi")
 int tr_kretprobe_multi(struct pt_regs *regs)
 {
-	return record_probe(regs, true);
+	return record_probe(regs, true, &kprobe_slots);
 }
 
 /* A USDT probe: libbpf's usdt.bpf.h fetches its arguments as its note says. */
 SEC("?usdt")
 int tr_usdt(struct pt_regs *regs)
 {
-	struct tr_probe_record *rec = probe_scratch(SCRATCH_PROBE);
+	__u32 *busy;
+	struct tr_probe_record *rec = take_slots(&uprobe_slots, &busy);
 	int i, n = bpf_usdt_arg_cnt(regs);
 
 	if (!rec)
@@ -725,7 +779,7 @@ int tr_usdt(struct pt_regs *regs)
 			bpf_usdt_arg(regs, i, &value);
 		rec->values[i] = value;
 	}
-	write_probe(regs, bpf_usdt_cookie(regs), rec, &probe_slots);
+	write_probe(regs, bpf_usdt_cookie(regs), rec, &uprobe_slots, busy);
 	return 0;
 }
 
@@ -733,41 +787,21 @@ int tr_usdt(struct pt_regs *regs)
  * fentry and fexit: one program loaded for the first function of each
  * kind, and another instance of it for each other (user/record_probes.c):
  * a trampoline program is bound to its function when it is loaded.  The
- * kernel keeps each instance from nesting in itself only, so any of them, and
- * programs of every other kind, may run inside another on its CPU (an
+ * kernel keeps each instance from nesting in itself only, so any of them,
+ * and programs of every other kind, may run inside another on its CPU (an
  * interrupt, or a preemption: they run with migration, not preemption,
- * off).  Their scratch and filter slots are their own, and a busy flag
- * keeps a second one from taking them: its event is counted in
- * tr_trampoline_nested, which the recorder reports as the kernel's
- * recursion misses.
+ * off).  Hence their own slots and busy flag (above).
  */
-__u64 tr_trampoline_nested;
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__type(key, __u32);
-	__type(value, __u32);
-	__uint(max_entries, 1);
-} tr_trampoline_busy SEC(".maps");
-
-static const struct probe_slots trampoline_slots = {
-	TR_FILTER_SLOT_TRAMPOLINE, SCRATCH_TRAMPOLINE_RECORD
-};
 
 /* The function's arguments (after them, at fexit, its return value), by the trampoline's ctx. */
 static __always_inline int record_trampoline(void *ctx, bool exit)
 {
-	struct tr_probe_record *rec = probe_scratch(SCRATCH_TRAMPOLINE);
-	__u32 zero = 0, *busy = bpf_map_lookup_elem(&tr_trampoline_busy, &zero);
+	__u32 *busy;
+	struct tr_probe_record *rec = take_slots(&trampoline_slots, &busy);
 	int i;
 
-	if (!rec || !busy)
+	if (!rec)
 		return 0;
-	if (*busy) {
-		__sync_fetch_and_add(&tr_trampoline_nested, 1);
-		return 0;
-	}
-	*busy = 1;
 	rec->ip = bpf_get_func_ip(ctx);
 	for (i = 0; i < TR_PROBE_ARG_REGISTERS; i++) {
 		__u64 value = 0;
@@ -781,8 +815,7 @@ static __always_inline int record_trampoline(void *ctx, bool exit)
 		bpf_get_func_ret(ctx, &value);
 		rec->values[TR_PROBE_ARG_REGISTERS] = value;
 	}
-	write_probe(ctx, bpf_get_attach_cookie(ctx), rec, &trampoline_slots);
-	*busy = 0;
+	write_probe(ctx, bpf_get_attach_cookie(ctx), rec, &trampoline_slots, busy);
 	return 0;
 }
 

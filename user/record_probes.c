@@ -284,7 +284,7 @@ void rec_probe_detach(struct session *s, unsigned int i)
 
 __u64 rec_probes_misses(const struct session *s)
 {
-	__u64 sum = s->skel->bss->tr_trampoline_nested;
+	__u64 sum = s->skel->bss->tr_probe_nested;
 	unsigned int i;
 
 	for (i = 0; i < s->ntrampolines; i++)

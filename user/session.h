@@ -129,7 +129,7 @@ int rec_probes_prepare(struct session *s);
 int rec_probe_attach(struct session *s, unsigned int i);
 /* Detach event i's fentry or fexit, if it has one. */
 void rec_probe_detach(struct session *s, unsigned int i);
-/* Events the kernel skipped in fentry and fexit instances, or that nested in another. */
+/* Events the kernel skipped in fentry and fexit instances, or that found their slots taken. */
 __u64 rec_probes_misses(const struct session *s);
 
 /* --- record_control.c: tracer snapshot ---------------------------------------- */
