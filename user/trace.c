@@ -137,6 +137,16 @@ static void heap_down(struct tr_trace *t, unsigned int i)
 	}
 }
 
+/* The root's children being set, its rival (trace_impl.h) is the earlier of them. */
+static void find_rival(struct tr_trace *t)
+{
+	t->rival = (struct heap_entry) { ~0ull, ~0u, 0 };
+	if (t->heap_len > 1)
+		t->rival = t->heap[1];
+	if (t->heap_len > 2 && earlier(&t->heap[2], &t->rival))
+		t->rival = t->heap[2];
+}
+
 /* Stream i has a head again (a live one was fed): into the merge. */
 static void heap_push(struct tr_trace *t, unsigned int i)
 {
@@ -148,6 +158,7 @@ static void heap_push(struct tr_trace *t, unsigned int i)
 		heap_swap(t, at, (at - 1) / 2);
 		at = (at - 1) / 2;
 	}
+	find_rival(t);
 }
 
 /*
@@ -165,11 +176,14 @@ static inline void advance_last(struct tr_trace *t)
 	if (stream_next_plain(t, s) || trace_stream_advance(t, s)) {
 		t->heap[0].ts = s->head.ts;
 		t->heap[0].cpu = s->head.cpu;
+		if (earlier(&t->heap[0], &t->rival))
+			return;
 	} else {
 		s->in_heap = 0;
 		t->heap[0] = t->heap[--t->heap_len];
 	}
 	heap_down(t, 0);
+	find_rival(t);
 }
 
 /* The streams' first items into the merge. */

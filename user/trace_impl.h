@@ -75,6 +75,11 @@ struct tr_trace {
 	unsigned int nstreams;
 	struct heap_entry *heap;	/* the streams with a head, earliest head first */
 	unsigned int heap_len;
+	/*
+	 * The earliest entry but the root (all ones when it is alone): while
+	 * the root's stream stays earlier, it goes on without a sift.
+	 */
+	struct heap_entry rival;
 	/* live (tr_trace_open_live()): what may come out, and what came out late */
 	int live;
 	__u64 horizon;			/* items after it wait (a trace directory's: all) */
