@@ -5,18 +5,22 @@
  * the trace clock.  Both are notrace and NOKPROBE: a probe on them would
  * recurse into the tracer.
  *
- * They are registered for tracing programs only (BPF_PROG_TYPE_TRACING:
+ * They are registered for tracing programs (BPF_PROG_TYPE_TRACING:
  * tp_btf, fentry, fexit; the kernel adds LSM programs, and from 6.12 on
- * classic tracepoint programs, which tracer's recorder uses), not for every
- * program type: other programs have no business writing into a recording.
- * Where tracepoint programs cannot call them (before 6.12), tracepoints.c
- * writes tracepoint records instead.  6.8 made BTF_KFUNCS_START mandatory
- * (before it, BTF_SET8_START).
+ * classic tracepoint programs, which tracer's recorder uses) and, from
+ * 6.10 on, where the kernel gives them a kfunc hook of their own, for
+ * kprobe programs (kprobes, uprobes and USDT probes: tracer's probes);
+ * not for every program type: other programs have no business writing
+ * into a recording.  Where tracepoint programs cannot call them (before
+ * 6.12), tracepoints.c writes tracepoint records instead; before 6.10,
+ * probes record through BPF buffers (the recorder says so).  6.8 made
+ * BTF_KFUNCS_START mandatory (before it, BTF_SET8_START).
  */
 #include <linux/bpf.h>
 #include <linux/btf.h>
 #include <linux/btf_ids.h>
 #include <linux/kprobes.h>
+#include <linux/version.h>
 
 #include "buffers.h"
 #include "clock.h"
@@ -57,5 +61,12 @@ static const struct btf_kfunc_id_set tr_kfunc_set = {
 
 int tr_kfuncs_register(void)
 {
-	return register_btf_kfunc_id_set(BPF_PROG_TYPE_TRACING, &tr_kfunc_set);
+	int err = register_btf_kfunc_id_set(BPF_PROG_TYPE_TRACING, &tr_kfunc_set);
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
+	/* BTF_KFUNC_HOOK_KPROBE, which kprobe programs lacked before 6.10. */
+	if (!err)
+		err = register_btf_kfunc_id_set(BPF_PROG_TYPE_KPROBE, &tr_kfunc_set);
+#endif
+	return err;
 }

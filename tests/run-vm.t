@@ -280,15 +280,30 @@ opens() {
 	[ "$named" = 1000 ] && [ "$entries" = "$returns" ] && [ "$fd3" -ge 1000 ] && [ "$in_bt" = 1000 ]
 }
 
-# kprobe and kretprobe: the return records ret alone.
+# kprobe and kretprobe (TRACE): the return records ret alone.
 kprobes_exact() {
-	opens kprobe kprobe kretprobe ' ret=3$' kprobe 'dfd = -100,.* filename = "/tmp/kprobe-target"'
+	opens "$1" kprobe kretprobe ' ret=3$' kprobe 'dfd = -100,.* filename = "/tmp/kprobe-target"'
 }
 
-# fentry (by --function) and fexit, which records the arguments too.
+# fentry (by --function) and fexit (TRACE), which records the arguments too.
 fentry_exact() {
-	opens fentry fentry fexit ' dfd=-100 filename=/tmp/kprobe-target how=0x[0-9a-f]* ret=3$' \
+	opens "$1" fentry fexit ' dfd=-100 filename=/tmp/kprobe-target how=0x[0-9a-f]* ret=3$' \
 		fexit 'dfd = -100,.* ret = 3, filename = "/tmp/kprobe-target" }'
+}
+
+# TRACE's probes wrote through the module (its metadata says so), and CHECK TRACE passes.
+through_the_module() {
+	grep -q 'tracer_backend = "kmod"' "$run/traces/$1/metadata" ||
+		{ grep 'tracer_backend' "$run/traces/$1/metadata" | diag; return 1; }
+	"$2" "$1"
+}
+
+# Whether kprobe programs may call the module's kfuncs on kernel $kver (6.10+).
+kfuncs_in_kprobes() {
+	local major=${kver%%.*} minor
+	minor=${kver#*.}
+	minor=${minor%%.*}
+	[ "$major" -gt 6 ] || { [ "$major" = 6 ] && [ "$minor" -ge 10 ]; }
 }
 
 # The glob trace: every get*id system call's kprobe, and the getp*id ones'
@@ -504,15 +519,20 @@ for pattern in "${kernel_patterns[@]}"; do
 	check "$kver, bpf: a channel's trace: 1000 calls in channel0, the exit in rare (report, babeltrace2)" \
 		channels_in_report_and_babeltrace2
 	check "$kver, bpf: kprobe and kretprobe on do_sys_openat2: each of 1000 opens with dfd and filename by name, and fd 3 returned (report, babeltrace2)" \
-		kprobes_exact
+		kprobes_exact kprobe
 	check "$kver, bpf: fentry (by --function) and fexit on do_sys_openat2: each of 1000 opens with its arguments, fexit with fd 3 returned (report, babeltrace2)" \
-		fentry_exact
+		fentry_exact fentry
 	check "$kver, bpf: globs: a kprobe class per get*id call, an fentry copy per getp*id; 1000 getppid by each, id's calls too" \
 		globs_expand_and_record
 	if [ "$backends" = "bpf kmod" ]; then
 		check "$kver, kmod: flight recorder snapshots hold the newest calls, contiguous (report, babeltrace2), and all add up" \
 			flight_kmod_snapshots
 		check "$kver, kmod: 40 processes run in turn on alternate CPUs merge in the order they ran" execs_in_order
+		check "$kver, kmod: fentry and fexit through the module: each of 1000 opens, fexit with fd 3 returned (report, babeltrace2)" \
+			through_the_module fentry-kmod fentry_exact
+		kfuncs_in_kprobes &&
+			check "$kver, kmod: kprobe and kretprobe through the module: each of 1000 opens, fd 3 returned (report, babeltrace2)" \
+				through_the_module kprobe-kmod kprobes_exact
 		check "$kver: both backends record the same getppid payloads" backends_agree
 		check "$kver: 100,000+ NMIs, and their records decode in report and babeltrace2" nmi_records_decode
 		check "$kver: per-CPU timestamps never go back with NMIs writing" report_in_time_order nmi

@@ -65,6 +65,15 @@ unsigned int rec_probe_count(const struct session *s)
 	return n;
 }
 
+unsigned int rec_kprobe_program_count(const struct session *s)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < s->events.count; i++)
+		n += s->events.events[i].probe && !s->events.events[i].probe->trampoline;
+	return n;
+}
+
 static struct bpf_program *program_of(const struct session *s, enum probe_kind kind)
 {
 	struct bpf_program *const progs[PROBE_KINDS] = {

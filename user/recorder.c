@@ -309,14 +309,6 @@ static int choose_backend(struct session *s)
 		return -ENODEV;
 	}
 	s->use_kmod = s->o->backend != TR_BACKEND_BPF && !why_not;
-	if (s->use_kmod && rec_probe_count(s)) {
-		if (s->o->backend == TR_BACKEND_KMOD) {
-			rec_say("probes (uprobe, kprobe, fentry, usdt) record through BPF buffers only, so far: use --backend bpf");
-			return -EINVAL;
-		}
-		rec_say("note: probes record through BPF buffers only, so far: the module is left unused");
-		s->use_kmod = 0;
-	}
 	if (s->use_kmod && s->nchannels > 1) {
 		rec_say("--channel: the module has one buffer per CPU, so far: add --backend bpf");
 		return -EINVAL;
@@ -324,12 +316,19 @@ static int choose_backend(struct session *s)
 	return 0;
 }
 
+/* The programs that the kernel may not let call the module's kfuncs (below). */
+static const char *kfunc_callers(const struct session *s)
+{
+	return rec_kprobe_program_count(s) ? "kprobe, uprobe and USDT programs" : "tracepoint programs";
+}
+
 /*
  * Programs that call the module's kfuncs load on Linux 6.2 and later; on
  * 6.1 only tp_btf/fentry programs may call module kfuncs, so there the
  * programs only filter and the module takes the records from its own perf
- * events on the tracepoints.  If that fails too, auto records through BPF
- * regions instead.
+ * events on the tracepoints.  Kprobe programs (kprobes, uprobes, USDT)
+ * may call them from 6.10 on, and have no such way round.  If that fails
+ * too, auto records through BPF regions instead.
  */
 static int load_for_backend(struct session *s)
 {
@@ -353,13 +352,13 @@ static int load_for_backend(struct session *s)
 	if (err && s->use_kmod && !geteuid() && !needs_programs) {
 		s->kmod_via_perf = 1;
 		err = load_programs(s);
-		if (!err)
+		if (!err && s->events.count > rec_probe_count(s))
 			rec_say("note: this kernel's tracepoint programs cannot call the module's kfuncs; the module takes the records from its perf events, the programs filter");
 	}
 	if (err && s->use_kmod && !geteuid() && s->o->backend == TR_BACKEND_AUTO) {
 		s->kmod_via_perf = 0;
-		rec_say("note: this kernel does not let tracepoint programs call the module's kfuncs (%s); recording through BPF buffers",
-		    strerror(-err));
+		rec_say("note: this kernel does not let %s call the module's kfuncs (%s); recording through BPF buffers",
+		    kfunc_callers(s), strerror(-err));
 		s->use_kmod = 0;
 		err = load_programs(s);
 	}
@@ -367,6 +366,9 @@ static int load_for_backend(struct session *s)
 		return 0;
 	if ((err == -EPERM || err == -EACCES) && geteuid())
 		rec_say("loading BPF programs is not permitted: run as root (or with CAP_BPF, CAP_PERFMON and CAP_SYS_RESOURCE)");
+	else if (s->use_kmod && rec_kprobe_program_count(s))
+		rec_say("this kernel does not let kprobe, uprobe and USDT programs call the module's kfuncs (%s; Linux 6.10 and later do): use --backend bpf",
+		    strerror(-err));
 	else if (s->use_kmod)
 		rec_say("cannot load tracepoint programs that call the module's kfuncs (%s); Linux 6.1 allows kfuncs only in tp_btf/fentry programs (run with -v for the verifier's log, or use --backend bpf)",
 		    strerror(-err));

@@ -121,6 +121,8 @@ int rec_snapshot(struct session *s, int last, char *said, size_t len);
 
 /* How many events are probes. */
 unsigned int rec_probe_count(const struct session *s);
+/* How many are by kprobe programs (kprobes, uprobes, USDT: all but fentry and fexit). */
+unsigned int rec_kprobe_program_count(const struct session *s);
 /* Which probe programs load, and fentry's and fexit's first functions.  0 or -errno. */
 int rec_probes_configure(struct session *s);
 /* s->trampolines, none yet.  0 or -ENOMEM. */

@@ -24,6 +24,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -446,13 +447,30 @@ static int load_kfunc_program(const struct kfunc_target *t, enum bpf_prog_type t
 	return fd < 0 ? -errno : fd;
 }
 
+static const char *kernel_release(void)
+{
+	static struct utsname u;
+
+	if (!u.release[0] && uname(&u))
+		die("uname: %s", strerror(errno));
+	return u.release;
+}
+
+/* The module lets kprobe programs call its kfuncs where the kernel has their hook (6.10+). */
+static int kprobes_have_kfuncs(void)
+{
+	unsigned int major = 0, minor = 0;
+
+	sscanf(kernel_release(), "%u.%u", &major, &minor);
+	return major > 6 || (major == 6 && minor >= 10);
+}
+
 static void check_kfunc_types(void)
 {
 	static const struct {
 		enum bpf_prog_type type;
 		const char *name;
 	} others[] = {
-		{ BPF_PROG_TYPE_KPROBE, "kprobe" },
 		{ BPF_PROG_TYPE_SOCKET_FILTER, "socket filter" },
 		{ BPF_PROG_TYPE_SYSCALL, "syscall" },
 		{ BPF_PROG_TYPE_SCHED_CLS, "tc" },
@@ -471,6 +489,13 @@ static void check_kfunc_types(void)
 	}
 	fd = load_kfunc_program(&t, BPF_PROG_TYPE_TRACING, &id, 1);
 	expect(fd >= 0, "a tp_btf program can call tr_kmod_write (%s)",
+	       fd < 0 ? strerror(-fd) : "it loaded");
+	if (fd >= 0)
+		close(fd);
+	fd = load_kfunc_program(&t, BPF_PROG_TYPE_KPROBE, &id, 1);
+	expect((fd >= 0) == kprobes_have_kfuncs(),
+	       "a kprobe program %s call tr_kmod_write on Linux %s (%s)",
+	       kprobes_have_kfuncs() ? "can" : "cannot", kernel_release(),
 	       fd < 0 ? strerror(-fd) : "it loaded");
 	if (fd >= 0)
 		close(fd);
