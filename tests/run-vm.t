@@ -291,6 +291,20 @@ fentry_exact() {
 		fexit 'dfd = -100,.* ret = 3, filename = "/tmp/kprobe-target" }'
 }
 
+# fentry and fexit on a module's function, dummy's ndo_get_stats64: each
+# of getppid_n's 100 reads of a dummy0 statistics file called it once;
+# both records carry the device and the statistics by the names the
+# module's BTF gives them (report, and the entries in babeltrace2).
+module_function_exact() {
+	report_of modfunc && babeltrace2_of modfunc || return 1
+	local report=$run/modfunc.report entries exits in_bt
+	entries=$(grep -c ' fentry:dummy_get_stats64: .*dev=0x[0-9a-f]* stats=0x[0-9a-f]*$' "$report")
+	exits=$(grep -c ' fexit:dummy_get_stats64: .*dev=0x[0-9a-f]* stats=0x[0-9a-f]*' "$report")
+	in_bt=$(grep ' fentry:dummy_get_stats64: ' "$run/modfunc.bt" | grep -c 'dev = .*stats = ')
+	echo "# $entries entries, $exits exits, $in_bt entries in babeltrace2"
+	[ "$entries" = 100 ] && [ "$exits" = 100 ] && [ "$in_bt" = 100 ]
+}
+
 # TRACE's probes wrote through the module (its metadata says so), and CHECK TRACE passes.
 through_the_module() {
 	grep -q 'tracer_backend = "kmod"' "$run/traces/$1/metadata" ||
@@ -524,6 +538,8 @@ for pattern in "${kernel_patterns[@]}"; do
 		fentry_exact fentry
 	check "$kver, bpf: globs: a kprobe class per get*id call, an fentry copy per getp*id; 1000 getppid by each, id's calls too" \
 		globs_expand_and_record
+	check "$kver, bpf: fentry and fexit on a module's function (dummy): 100 calls with their arguments by the module's BTF (report, babeltrace2)" \
+		module_function_exact
 	if [ "$backends" = "bpf kmod" ]; then
 		check "$kver, kmod: flight recorder snapshots hold the newest calls, contiguous (report, babeltrace2), and all add up" \
 			flight_kmod_snapshots

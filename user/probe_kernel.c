@@ -9,7 +9,8 @@
  * What this kernel allows decides before anything loads:
  * - kprobes need CONFIG_KPROBES (its perf event source is there);
  * - fentry and fexit need ftrace's function hooks (available_filter_functions
- *   opens) and BTF, and a function of vmlinux;
+ *   opens) and BTF: vmlinux's, or for one function of a module, the
+ *   module's (a glob through them matches vmlinux's functions only);
  * - function: takes fentry where it can (a trampoline costs least), else
  *   kprobes, and says which in one line.
  * A glob's kprobes attach at once by kprobe.multi where the kernel has it
@@ -406,18 +407,20 @@ struct function_probe {
 };
 
 /*
- * The event of function name: its arguments from BTF, or raw registers
- * (fp->raw counts them; one function's spec says so in the note).
+ * The event of function name: its arguments from btf (vmlinux's or its
+ * module's) where id describes it, or raw registers (fp->raw counts them;
+ * one function's spec says so in the note).
  */
 static int add_function(struct tr_event_set *set, struct function_probe *fp, const char *name,
-			const char *note_before, char *why, size_t whylen)
+			const struct btf *btf, int id, const char *note_before, char *why,
+			size_t whylen)
 {
 	struct tr_probe_spec one = *fp->p;
 	struct tr_probe_args args;
 	struct tr_probe_arg vals[TR_PROBE_ARG_REGISTERS + 1];
 	struct tr_probe *probe;
 	char note[200];
-	int btf_id = tr_probe_btf_args(fp->funcs.btf, btf_function_id(&fp->funcs, name), &args);
+	int btf_id = tr_probe_btf_args(btf, id, &args);
 	unsigned int n;
 
 	snprintf(note, sizeof(note), "%s", note_before);
@@ -451,8 +454,28 @@ static int add_function(struct tr_event_set *set, struct function_probe *fp, con
 }
 
 /*
+ * The BTF of module (loaded into *owned, which the caller frees) or, for
+ * "", vmlinux's; and function name's id in it, or 0.
+ */
+static const struct btf *btf_of(const struct function_probe *fp, const char *module,
+				const char *name, struct btf **owned, int *id)
+{
+	*owned = NULL;
+	if (!module[0]) {
+		*id = btf_function_id(&fp->funcs, name);
+		return fp->funcs.btf;
+	}
+	*owned = fp->funcs.btf ? btf__load_module_btf(module, fp->funcs.btf) : NULL;
+	*id = *owned ? btf__find_by_name_kind(*owned, name, BTF_KIND_FUNC) : 0;
+	if (*id < 0)
+		*id = 0;
+	return *owned;
+}
+
+/*
  * One function, checked in kallsyms (with the closest name when it is not
- * there, and refused when it is tracer's own or, for fentry, a module's).
+ * there, and refused when it is tracer's own or, for fentry, one that BTF
+ * does not describe).
  */
 static int add_one(struct tr_event_set *set, struct function_probe *fp, const char *note,
 		   char *why, size_t whylen)
@@ -460,25 +483,29 @@ static int add_one(struct tr_event_set *set, struct function_probe *fp, const ch
 	const char *name = fp->p->function;
 	char module[64], closest[128];
 	int found = tr_kallsyms_function(name, module, sizeof(module), closest, sizeof(closest));
+	int id = 0, err = -EINVAL;
+	struct btf *owned = NULL;
+	const struct btf *btf = found > 0 ? btf_of(fp, module, name, &owned, &id) : NULL;
 
-	if (found < 0)
+	if (found < 0) {
 		snprintf(why, whylen, "%s: /proc/kallsyms: %s", fp->spec, strerror(-found));
-	else if (!found)
+		err = found;
+	} else if (!found) {
 		snprintf(why, whylen, "%s: the kernel has no function '%s'%s%s%s", fp->spec,
 			 name, closest[0] ? "; did you mean " : "", closest, closest[0] ? "?" : "");
-	else if (!strcmp(module, "tracer"))
+		err = -ENOENT;
+	} else if (!strcmp(module, "tracer")) {
 		snprintf(why, whylen, "%s: %s is tracer's own module, whose recording path "
 			 "a probe would recurse into", fp->spec, name);
-	else if (fp->p->trampoline && module[0])
-		snprintf(why, whylen, "%s: %s is in module %s, and tracer attaches fentry and "
-			 "fexit to the kernel's own functions only: use kprobe:%s", fp->spec, name,
-			 module, name);
-	else if (fp->p->trampoline && !btf_function_id(&fp->funcs, name))
-		snprintf(why, whylen, "%s: the kernel's BTF does not describe %s, which fentry "
-			 "and fexit need: use kprobe:%s", fp->spec, name, name);
-	else
-		return add_function(set, fp, name, note, why, whylen);
-	return found < 0 ? found : found ? -EINVAL : -ENOENT;
+	} else if (fp->p->trampoline && !id) {
+		snprintf(why, whylen, "%s: the BTF of %s%s does not describe %s, which fentry "
+			 "and fexit need: use kprobe:%s", fp->spec, module[0] ? "module " : "the kernel",
+			 module, name, name);
+	} else {
+		err = add_function(set, fp, name, btf, id, note, why, whylen);
+	}
+	btf__free(owned);
+	return err;
 }
 
 /* The functions a glob matches, each an event (those already probed kept as they are). */
@@ -512,7 +539,9 @@ static int add_glob(struct tr_event_set *set, struct function_probe *fp, const c
 
 		snprintf(full, sizeof(full), "%s:%s", system_of(fp->p), matched.name[i]);
 		if (!tr_events_find(set, full))
-			err = add_function(set, fp, matched.name[i], "", why, whylen);
+			err = add_function(set, fp, matched.name[i], fp->funcs.btf,
+					   btf_function_id(&fp->funcs, matched.name[i]), "",
+					   why, whylen);
 	}
 	if (!err && set->count > first) {
 		snprintf(note, sizeof(note), "%s: %u functions%s%s", fp->spec, set->count - first,

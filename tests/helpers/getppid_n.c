@@ -3,15 +3,29 @@
  * Makes exactly N getppid() system calls, INTERVAL_MS apart, once the file
  * GO exists (if given): a known number of known events.  With "seq" it
  * calls close(100000 + i) instead, so each event carries its number; with
- * a PATH (starting with /) it opens and closes that file instead (the
- * kprobe tests: the opens come back as fd 3).
+ * a PATH (starting with /) it opens, reads and closes that file instead
+ * (the kprobe tests: the opens come back as fd 3; a sysfs attribute's read
+ * calls its show function once).
  *   getppid_n N [INTERVAL_MS [GO [seq | PATH]]]
  */
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
 #include <sys/syscall.h>
+
+static void read_once(const char *path)
+{
+	char buf[64];
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0)
+		return;
+	if (read(fd, buf, sizeof(buf)) < 0)
+		perror(path);
+	close(fd);
+}
 
 int main(int argc, char **argv)
 {
@@ -30,7 +44,7 @@ int main(int argc, char **argv)
 		if (numbered)
 			syscall(SYS_close, 100000 + i);
 		else if (path)
-			close(open(path, O_RDONLY));
+			read_once(path);
 		else
 			syscall(SYS_getppid);
 		if (interval_ms && i + 1 < n)
