@@ -305,6 +305,22 @@ module_function_exact() {
 	[ "$entries" = 100 ] && [ "$exits" = 100 ] && [ "$in_bt" = 100 ]
 }
 
+# The helper probed's 100 calls (TRACE): each tr_probed(a, b) entry once
+# with b = 2a + 1, each return with its value, each USDT step hit (report),
+# and the entries in babeltrace2.
+uprobes_exact() {
+	report_of "$1" && babeltrace2_of "$1" || return 1
+	local report=$run/$1.report entries returns steps in_bt
+	entries=$(grep ' uprobe:tr_probed: ' "$report" | grep -oE ' a=[0-9]+ b=[0-9]+$' |
+		awk '{ split($1, a, "="); split($2, b, "=") }
+		     b[2] == 2 * a[2] + 1 && !seen[a[2]]++ { n++ } END { print n + 0 }')
+	returns=$(grep -cE ' uretprobe:tr_probed: .* ret=[0-9]+$' "$report")
+	steps=$(grep -c ' sdt_tracer_test:step: ' "$report")
+	in_bt=$(grep ' uprobe:tr_probed: ' "$run/$1.bt" | grep -c ' a = [0-9]*, b = [0-9]* }')
+	echo "# $entries entries with b = 2a + 1, $returns returns, $steps USDT hits, $in_bt entries in babeltrace2"
+	[ "$entries" = 100 ] && [ "$returns" = 100 ] && [ "$steps" = 100 ] && [ "$in_bt" = 100 ]
+}
+
 # TRACE's probes wrote through the module (its metadata says so), and CHECK TRACE passes.
 through_the_module() {
 	grep -q 'tracer_backend = "kmod"' "$run/traces/$1/metadata" ||
@@ -546,9 +562,12 @@ for pattern in "${kernel_patterns[@]}"; do
 		check "$kver, kmod: 40 processes run in turn on alternate CPUs merge in the order they ran" execs_in_order
 		check "$kver, kmod: fentry and fexit through the module: each of 1000 opens, fexit with fd 3 returned (report, babeltrace2)" \
 			through_the_module fentry-kmod fentry_exact
-		kfuncs_in_kprobes &&
+		if kfuncs_in_kprobes; then
 			check "$kver, kmod: kprobe and kretprobe through the module: each of 1000 opens, fd 3 returned (report, babeltrace2)" \
 				through_the_module kprobe-kmod kprobes_exact
+			check "$kver, kmod: uprobe, uretprobe and USDT through the module: each of 100 calls, with its arguments and return value (report, babeltrace2)" \
+				through_the_module uprobe-kmod uprobes_exact
+		fi
 		check "$kver: both backends record the same getppid payloads" backends_agree
 		check "$kver: 100,000+ NMIs, and their records decode in report and babeltrace2" nmi_records_decode
 		check "$kver: per-CPU timestamps never go back with NMIs writing" report_in_time_order nmi
