@@ -9,8 +9,7 @@
  * What this kernel allows decides before anything loads:
  * - kprobes need CONFIG_KPROBES (its perf event source is there);
  * - fentry and fexit need ftrace's function hooks (available_filter_functions
- *   opens) and BTF: vmlinux's, or for one function of a module, the
- *   module's (a glob through them matches vmlinux's functions only);
+ *   opens) and BTF: vmlinux's, or for a function of a module the module's;
  * - function: takes fentry where it can (a trampoline costs least), else
  *   kprobes, and says which in one line.
  * A glob's kprobes attach at once by kprobe.multi where the kernel has it
@@ -186,14 +185,21 @@ static void names_free(struct names *n)
 	memset(n, 0, sizeof(*n));
 }
 
-/* The kernel's BTF functions by name: one pass over BTF, then binary searches. */
+/*
+ * The BTF functions of vmlinux by name, and of each module met so far
+ * (loaded on first use, split over vmlinux's): one pass over each BTF,
+ * then binary searches.
+ */
 struct btf_functions {
-	struct btf *btf;		/* or NULL: the kernel has none */
+	struct btf *btf;		/* or NULL: the kernel (the module) has none */
 	struct btf_function {
 		const char *name;	/* in btf */
 		int id;
 	} *f;
 	size_t count;
+	char module[64];		/* a module's, or "" */
+	struct btf_functions *modules;	/* vmlinux's: the modules' */
+	size_t nmodules;
 };
 
 static int by_function_name(const void *a, const void *b)
@@ -202,18 +208,15 @@ static int by_function_name(const void *a, const void *b)
 		      ((const struct btf_function *)b)->name);
 }
 
-/* bf from the kernel's BTF, if it has one.  0 or -ENOMEM. */
-static int btf_functions_load(struct btf_functions *bf)
+/* bf's index of the functions of its BTF from id first on.  0 or -ENOMEM. */
+static int btf_functions_index(struct btf_functions *bf, __u32 first)
 {
-	__u32 id, n;
+	__u32 id, n = bf->btf ? btf__type_cnt(bf->btf) : 0;
 
-	memset(bf, 0, sizeof(*bf));
-	bf->btf = btf__load_vmlinux_btf();
-	n = bf->btf ? btf__type_cnt(bf->btf) : 0;
-	bf->f = n ? calloc(n, sizeof(*bf->f)) : NULL;
-	if (n && !bf->f)
+	bf->f = n > first ? calloc(n - first, sizeof(*bf->f)) : NULL;
+	if (n > first && !bf->f)
 		return -ENOMEM;
-	for (id = 1; id < n; id++) {
+	for (id = first; id < n; id++) {
 		const struct btf_type *t = btf__type_by_id(bf->btf, id);
 
 		if (btf_is_func(t))
@@ -225,18 +228,73 @@ static int btf_functions_load(struct btf_functions *bf)
 	return 0;
 }
 
-/* Function name's BTF id, or 0. */
-static int btf_function_id(const struct btf_functions *bf, const char *name)
+/* bf from the kernel's BTF, if it has one.  0 or -ENOMEM. */
+static int btf_functions_load(struct btf_functions *bf)
+{
+	memset(bf, 0, sizeof(*bf));
+	bf->btf = btf__load_vmlinux_btf();
+	return btf_functions_index(bf, 1);
+}
+
+/* The functions of module's BTF (btf NULL without one), or NULL without memory. */
+static struct btf_functions *module_functions(struct btf_functions *bf, const char *module)
+{
+	struct btf_functions *m;
+	size_t i;
+
+	for (i = 0; i < bf->nmodules; i++)
+		if (!strcmp(bf->modules[i].module, module))
+			return &bf->modules[i];
+	m = realloc(bf->modules, (bf->nmodules + 1) * sizeof(*m));
+	if (!m)
+		return NULL;
+	bf->modules = m;
+	m = &bf->modules[bf->nmodules];
+	memset(m, 0, sizeof(*m));
+	snprintf(m->module, sizeof(m->module), "%s", module);
+	m->btf = bf->btf ? btf__load_module_btf(module, bf->btf) : NULL;
+	if (btf_functions_index(m, bf->btf ? btf__type_cnt(bf->btf) : 0)) {
+		btf__free(m->btf);
+		return NULL;
+	}
+	bf->nmodules++;
+	return m;
+}
+
+/*
+ * The BTF that describes function name of module ("": vmlinux) and its
+ * id there (*id 0: none describes it).
+ */
+static const struct btf *btf_function(struct btf_functions *bf, const char *module,
+				      const char *name, int *id)
 {
 	struct btf_function key = { name, 0 };
-	const struct btf_function *found = bf->count ?
-		bsearch(&key, bf->f, bf->count, sizeof(key), by_function_name) : NULL;
+	const struct btf_function *found;
 
-	return found ? found->id : 0;
+	if (module[0])
+		bf = module_functions(bf, module);
+	found = bf && bf->count ? bsearch(&key, bf->f, bf->count, sizeof(key), by_function_name) :
+		NULL;
+	*id = found ? found->id : 0;
+	return bf ? bf->btf : NULL;
+}
+
+/* Whether BTF describes function name of module (""). */
+static int btf_has_function(struct btf_functions *bf, const char *module, const char *name)
+{
+	int id;
+
+	btf_function(bf, module, name, &id);
+	return id > 0;
 }
 
 static void btf_functions_free(struct btf_functions *bf)
 {
+	size_t i;
+
+	for (i = 0; i < bf->nmodules; i++)
+		btf_functions_free(&bf->modules[i]);
+	free(bf->modules);
 	btf__free(bf->btf);
 	free(bf->f);
 	memset(bf, 0, sizeof(*bf));
@@ -302,27 +360,27 @@ int tr_kallsyms_function(const char *function, char *module, size_t modlen, char
 /*
  * Whether a glob's match is left out: tracer's own module, the kprobe
  * blacklist, what the BPF programs themselves call (their recursion would
- * only count misses), and for fentry the functions of modules (their BTF
- * is the module's) and those BTF does not describe.
+ * only count misses), and for fentry those BTF (vmlinux's or their
+ * module's) does not describe.
  */
 static int left_out(const char *name, const char *module, const struct names *blacklist,
-		    const struct btf_functions *fentry)
+		    struct btf_functions *fentry)
 {
 	if (!strcmp(module, "tracer") || names_has(blacklist, name) ||
 	    !strncmp(name, "bpf_", 4) || !strncmp(name, "__bpf", 5) ||
 	    !strncmp(name, "migrate_", 8) || strstr(name, "rcu_read_"))
 		return 1;
-	return fentry && (module[0] || !btf_function_id(fentry, name));
+	return fentry && !btf_has_function(fentry, module, name);
 }
 
 /*
  * The kernel functions glob matches, sorted, into out: those ftrace can
  * hook where it says (fentry and kprobe.multi hook there), else kallsyms'
- * text symbols.  With fentry, only vmlinux's that its BTF describes.
- * 0 or -errno.
+ * text symbols.  With fentry, only those BTF describes.  in_modules (if
+ * not NULL) gets "NAME MODULE" for each of a module.  0 or -errno.
  */
-static int match_functions(const char *glob, const struct btf_functions *fentry,
-			   struct names *out)
+static int match_functions(const char *glob, struct btf_functions *fentry, struct names *out,
+			   struct names *in_modules)
 {
 	FILE *f = fopen(FILTER_FUNCTIONS, "re");
 	int kallsyms = !f, err;
@@ -334,20 +392,48 @@ static int match_functions(const char *glob, const struct btf_functions *fentry,
 	if (!f)
 		return -errno;
 	err = read_blacklist(&blacklist);
-	while (!err && fgets(line, sizeof(line), f))
-		if (function_of(line, kallsyms, name, module) && !fnmatch(glob, name, 0) &&
-		    !left_out(name, module, &blacklist, fentry))
-			err = names_add(out, name);
+	while (!err && fgets(line, sizeof(line), f)) {
+		if (!function_of(line, kallsyms, name, module) || fnmatch(glob, name, 0) ||
+		    left_out(name, module, &blacklist, fentry))
+			continue;
+		err = names_add(out, name);
+		if (!err && in_modules && module[0]) {
+			snprintf(line, sizeof(line), "%s %s", name, module);
+			err = names_add(in_modules, line);
+		}
+	}
 	fclose(f);
 	names_free(&blacklist);
 	names_sort(out);
+	if (in_modules)
+		names_sort(in_modules);
 	return err;
+}
+
+/* A function name against an in_modules entry's name, for bsearch(). */
+static int by_function_of_entry(const void *key, const void *entry)
+{
+	const char *name = key, *e = *(char *const *)entry;
+	size_t n = strcspn(e, " ");
+	int c = strncmp(name, e, n);
+
+	return c ? c : name[n] ? 1 : 0;
+}
+
+/* The module of function name in match_functions()' in_modules, or "". */
+static const char *module_in(const struct names *in_modules, const char *name)
+{
+	char *const *e = in_modules->count ? bsearch(name, in_modules->name, in_modules->count,
+						     sizeof(*in_modules->name),
+						     by_function_of_entry) : NULL;
+
+	return e ? strchr(*e, ' ') + 1 : "";
 }
 
 int tr_kernel_functions_match(const char *glob)
 {
 	struct names matched = { 0 };
-	int err = match_functions(glob, NULL, &matched), n = matched.count;
+	int err = match_functions(glob, NULL, &matched, NULL), n = matched.count;
 
 	names_free(&matched);
 	return err ? err : n;
@@ -454,25 +540,6 @@ static int add_function(struct tr_event_set *set, struct function_probe *fp, con
 }
 
 /*
- * The BTF of module (loaded into *owned, which the caller frees) or, for
- * "", vmlinux's; and function name's id in it, or 0.
- */
-static const struct btf *btf_of(const struct function_probe *fp, const char *module,
-				const char *name, struct btf **owned, int *id)
-{
-	*owned = NULL;
-	if (!module[0]) {
-		*id = btf_function_id(&fp->funcs, name);
-		return fp->funcs.btf;
-	}
-	*owned = fp->funcs.btf ? btf__load_module_btf(module, fp->funcs.btf) : NULL;
-	*id = *owned ? btf__find_by_name_kind(*owned, name, BTF_KIND_FUNC) : 0;
-	if (*id < 0)
-		*id = 0;
-	return *owned;
-}
-
-/*
  * One function, checked in kallsyms (with the closest name when it is not
  * there, and refused when it is tracer's own or, for fentry, one that BTF
  * does not describe).
@@ -484,8 +551,7 @@ static int add_one(struct tr_event_set *set, struct function_probe *fp, const ch
 	char module[64], closest[128];
 	int found = tr_kallsyms_function(name, module, sizeof(module), closest, sizeof(closest));
 	int id = 0, err = -EINVAL;
-	struct btf *owned = NULL;
-	const struct btf *btf = found > 0 ? btf_of(fp, module, name, &owned, &id) : NULL;
+	const struct btf *btf = found > 0 ? btf_function(&fp->funcs, module, name, &id) : NULL;
 
 	if (found < 0) {
 		snprintf(why, whylen, "%s: /proc/kallsyms: %s", fp->spec, strerror(-found));
@@ -504,7 +570,6 @@ static int add_one(struct tr_event_set *set, struct function_probe *fp, const ch
 	} else {
 		err = add_function(set, fp, name, btf, id, note, why, whylen);
 	}
-	btf__free(owned);
 	return err;
 }
 
@@ -512,18 +577,18 @@ static int add_one(struct tr_event_set *set, struct function_probe *fp, const ch
 static int add_glob(struct tr_event_set *set, struct function_probe *fp, const char *how,
 		    char *why, size_t whylen)
 {
-	struct names matched = { 0 };
+	struct names matched = { 0 }, in_modules = { 0 };
 	unsigned int limit = fp->p->trampoline ? TR_MAX_TRAMPOLINES : TR_MAX_MULTI;
 	unsigned int first = set->count;
 	char note[200] = "";
 	size_t i;
 	int err = match_functions(fp->p->function, fp->p->trampoline ? &fp->funcs : NULL,
-				  &matched);
+				  &matched, &in_modules);
 
 	if (!err && !matched.count) {
 		snprintf(why, whylen, "%s: '%s' matches no function this kernel can probe%s",
 			 fp->spec, fp->p->function, fp->p->trampoline ?
-			 " through fentry and fexit (those of vmlinux that BTF describes)" : "");
+			 " through fentry and fexit (those that BTF describes)" : "");
 		err = -ENOENT;
 	} else if (!err && matched.count > limit) {
 		snprintf(why, whylen, "%s: '%s' matches %zu functions; tracer attaches at most %u "
@@ -537,11 +602,14 @@ static int add_glob(struct tr_event_set *set, struct function_probe *fp, const c
 	for (i = 0; !err && i < matched.count; i++) {
 		char full[160];
 
-		snprintf(full, sizeof(full), "%s:%s", system_of(fp->p), matched.name[i]);
+		const char *name = matched.name[i];
+		const struct btf *btf;
+		int id;
+
+		snprintf(full, sizeof(full), "%s:%s", system_of(fp->p), name);
+		btf = btf_function(&fp->funcs, module_in(&in_modules, name), name, &id);
 		if (!tr_events_find(set, full))
-			err = add_function(set, fp, matched.name[i], fp->funcs.btf,
-					   btf_function_id(&fp->funcs, matched.name[i]), "",
-					   why, whylen);
+			err = add_function(set, fp, name, btf, id, "", why, whylen);
 	}
 	if (!err && set->count > first) {
 		snprintf(note, sizeof(note), "%s: %u functions%s%s", fp->spec, set->count - first,
@@ -550,6 +618,7 @@ static int add_glob(struct tr_event_set *set, struct function_probe *fp, const c
 			 "%s", note);
 	}
 	names_free(&matched);
+	names_free(&in_modules);
 	return err;
 }
 
@@ -613,7 +682,7 @@ int tr_kernel_functions_list(const char *glob, FILE *out, char *why, size_t whyl
 {
 	int off = hooks_off(), kprobes = have_kprobes();
 	struct btf_functions funcs = { 0 };
-	struct names matched = { 0 };
+	struct names matched = { 0 }, in_modules = { 0 };
 	size_t i;
 	int err;
 
@@ -625,16 +694,18 @@ int tr_kernel_functions_list(const char *glob, FILE *out, char *why, size_t whyl
 	}
 	err = off ? 0 : btf_functions_load(&funcs);
 	if (!err)
-		err = match_functions(glob ? glob : "*", NULL, &matched);
+		err = match_functions(glob ? glob : "*", NULL, &matched, &in_modules);
 	if (err)
 		snprintf(why, whylen, "the kernel's functions: %s", strerror(-err));
 	for (i = 0; !err && i < matched.count; i++) {
-		int fentry = btf_function_id(&funcs, matched.name[i]) > 0;
+		const char *name = matched.name[i];
+		int fentry = !off && btf_has_function(&funcs, module_in(&in_modules, name), name);
 
-		fprintf(out, "%-40s %s%s%s\n", matched.name[i], fentry ? "fentry fexit" : "",
+		fprintf(out, "%-40s %s%s%s\n", name, fentry ? "fentry fexit" : "",
 			fentry && kprobes ? " " : "", kprobes ? "kprobe kretprobe" : "");
 	}
 	btf_functions_free(&funcs);
 	names_free(&matched);
+	names_free(&in_modules);
 	return err ? err : (int)i;
 }
