@@ -633,14 +633,16 @@ struct probe_slots {
 	__u32 busy;		/* its flag in tr_probe_busy */
 };
 
+enum probe_busy { BUSY_KPROBE, BUSY_UPROBE, BUSY_TRAMPOLINE, NR_BUSY };
+
 static const struct probe_slots kprobe_slots = {
-	TR_FILTER_SLOT_TRACEPOINT, SCRATCH_PROBE, SCRATCH_RECORD, 0
+	TR_FILTER_SLOT_TRACEPOINT, SCRATCH_PROBE, SCRATCH_RECORD, BUSY_KPROBE
 };
 static const struct probe_slots uprobe_slots = {
-	TR_FILTER_SLOT_UPROBE, SCRATCH_UPROBE, SCRATCH_UPROBE_RECORD, 1
+	TR_FILTER_SLOT_UPROBE, SCRATCH_UPROBE, SCRATCH_UPROBE_RECORD, BUSY_UPROBE
 };
 static const struct probe_slots trampoline_slots = {
-	TR_FILTER_SLOT_TRAMPOLINE, SCRATCH_TRAMPOLINE, SCRATCH_TRAMPOLINE_RECORD, 2
+	TR_FILTER_SLOT_TRAMPOLINE, SCRATCH_TRAMPOLINE, SCRATCH_TRAMPOLINE_RECORD, BUSY_TRAMPOLINE
 };
 
 __u64 tr_probe_nested;
@@ -649,7 +651,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__type(key, __u32);
 	__type(value, __u32);
-	__uint(max_entries, 3);
+	__uint(max_entries, NR_BUSY);
 } tr_probe_busy SEC(".maps");
 
 /*

@@ -607,9 +607,10 @@ static int add_glob(struct tr_event_set *set, struct function_probe *fp, const c
 		int id;
 
 		snprintf(full, sizeof(full), "%s:%s", system_of(fp->p), name);
+		if (tr_events_find(set, full))
+			continue;
 		btf = btf_function(&fp->funcs, module_in(&in_modules, name), name, &id);
-		if (!tr_events_find(set, full))
-			err = add_function(set, fp, name, btf, id, "", why, whylen);
+		err = add_function(set, fp, name, btf, id, "", why, whylen);
 	}
 	if (!err && set->count > first) {
 		snprintf(note, sizeof(note), "%s: %u functions%s%s", fp->spec, set->count - first,
