@@ -179,7 +179,6 @@ static void live_counts(const struct session *s, struct tr_live_status *counts)
 void rec_live_round(struct session *s, __u64 now, int last)
 {
 	const struct tr_live_sink *sink = s->o->live;
-	const struct tr_item *item;
 	struct tr_live_status counts;
 	__u64 closed, reached = ~0ull;
 
@@ -188,8 +187,7 @@ void rec_live_round(struct session *s, __u64 now, int last)
 		reached = closed > WRITER_SLACK ? closed - WRITER_SLACK : 0;
 	}
 	tr_trace_set_horizon(s->live, reached);
-	while ((item = tr_trace_next(s->live)))
-		sink->item(sink->data, item);
+	tr_trace_each(s->live, sink->item, sink->data);
 	live_counts(s, &counts);
 	sink->round(sink->data, reached, &counts);
 }

@@ -209,25 +209,36 @@ static bool keeps_state(const struct filter *f, const struct tr_item *it)
  * pass then follows each rename as it comes.  The stacks' symbols learn
  * every mapping (symbols may be NULL).  Problems are said in the main pass.
  */
+struct first_pass {
+	struct tr_tasks *tasks;
+	struct tr_symbols *symbols;
+	struct filter *f;
+	__u64 first;
+};
+
+static void first_pass_item(void *data, const struct tr_item *it)
+{
+	struct first_pass *p = data;
+
+	if (it->kind != TR_ITEM_PROBLEM && !p->first)
+		p->first = it->ts;
+	p->f->items += it->kind != TR_ITEM_PROBLEM;
+	if (it->kind == TR_ITEM_RECORD && is_task_state(it->class))
+		learn_comms(p->tasks, &p->f->memos, it, false);
+	if (p->symbols)
+		tr_symbols_learn(p->symbols, it);
+}
+
 static void first_pass(struct tr_tasks *c, struct tr_symbols *symbols, struct filter *f)
 {
+	struct first_pass p = { c, symbols, f, 0 };
 	struct tr_trace *trace;
-	const struct tr_item *it;
-	__u64 first = 0;
 	char why[1024];
 
 	if (tr_trace_open(&trace, f->o->dir, why, sizeof(why)))
 		return;
-	while ((it = tr_trace_next(trace))) {
-		if (it->kind != TR_ITEM_PROBLEM && !first)
-			first = it->ts;
-		f->items += it->kind != TR_ITEM_PROBLEM;
-		if (it->kind == TR_ITEM_RECORD && is_task_state(it->class))
-			learn_comms(c, &f->memos, it, false);
-		if (symbols)
-			tr_symbols_learn(symbols, it);
-	}
-	set_window(f, first);
+	tr_trace_each(trace, first_pass_item, &p);
+	set_window(f, p.first);
 	tr_trace_close(trace);
 }
 
@@ -578,16 +589,53 @@ static const char *kernel_function(void *symbols, __u64 address, __u64 *start)
 	return name.function;
 }
 
+/* The main pass: what report_item() works with. */
+struct main_pass {
+	const struct tr_report_opts *o;
+	struct filter *f;
+	struct sink *sink;
+	struct tr_tasks *tasks;
+	struct progress progress;
+	int damaged;
+};
+
+static void report_item(void *data, const struct tr_item *it)
+{
+	struct main_pass *p = data;
+	const struct tr_report_opts *o = p->o;
+	struct filter *f = p->f;
+
+	progress_step(&p->progress);
+	if (it->kind == TR_ITEM_PROBLEM) {
+		fprintf(stderr, "tracer %s: %s\n", o->command, it->problem);
+		p->damaged = 1;
+		return;
+	}
+	/* Every record, shown or not, may name a task. */
+	if (it->kind == TR_ITEM_RECORD)
+		learn_comms(p->tasks, &f->memos, it, true);
+	if ((f->by_cpu && (it->cpu >= TR_MAX_CPUS || !f->cpus[it->cpu])) ||
+	    ((it->ts < f->start || it->ts > f->end) && !keeps_state(f, it)))
+		return;
+	/* Losses are a CPU's, not a task's or an event's. */
+	if (it->kind == TR_ITEM_LOST) {
+		if (!o->pid && !o->tid && !o->nevents)
+			sink_lost(p->sink, it);
+		return;
+	}
+	if (class_wanted(f, it) && task_wanted(o, it->record))
+		sink_record(p->sink, p->tasks, it);
+}
+
 int tr_report(const struct tr_report_opts *o, FILE *out)
 {
 	struct filter f = { .o = o, .by_cpu = o->cpus != NULL };
 	struct tr_tasks tasks = { NULL, 0, 0 };
-	struct progress progress;
 	struct tr_trace *trace;
 	struct sink sink;
-	const struct tr_item *it;
+	struct main_pass pass = { .o = o, .f = &f, .sink = &sink, .tasks = &tasks };
 	char why[1024];
-	int err, damaged = 0;
+	int err;
 
 	if (o->cpus && tr_parse_cpu_list(o->cpus, f.cpus, TR_MAX_CPUS)) {
 		fprintf(stderr, "tracer %s: bad CPU list '%s'\n", o->command, o->cpus);
@@ -609,38 +657,18 @@ int tr_report(const struct tr_report_opts *o, FILE *out)
 		return err == -EINVAL ? 2 : 1;
 	}
 	first_pass(&tasks, sink.symbols, &f);
-	progress = (struct progress) { o->progress ? o->command : NULL, 0, f.items, now_s(), now_s() };
-	while ((it = tr_trace_next(trace))) {
-		progress_step(&progress);
-		if (it->kind == TR_ITEM_PROBLEM) {
-			fprintf(stderr, "tracer %s: %s\n", o->command, it->problem);
-			damaged = 1;
-			continue;
-		}
-		/* Every record, shown or not, may name a task. */
-		if (it->kind == TR_ITEM_RECORD)
-			learn_comms(&tasks, &f.memos, it, true);
-		if ((f.by_cpu && (it->cpu >= TR_MAX_CPUS || !f.cpus[it->cpu])) ||
-		    ((it->ts < f.start || it->ts > f.end) && !keeps_state(&f, it)))
-			continue;
-		/* Losses are a CPU's, not a task's or an event's. */
-		if (it->kind == TR_ITEM_LOST) {
-			if (!o->pid && !o->tid && !o->nevents)
-				sink_lost(&sink, it);
-			continue;
-		}
-		if (class_wanted(&f, it) && task_wanted(o, it->record))
-			sink_record(&sink, &tasks, it);
-	}
+	pass.progress = (struct progress) { o->progress ? o->command : NULL, 0, f.items,
+					    now_s(), now_s() };
+	tr_trace_each(trace, report_item, &pass);
 	err = close_sink(&sink, &tasks);
-	progress_end(&progress);
+	progress_end(&pass.progress);
 	if (err) {
 		fprintf(stderr, "tracer %s: writing %s failed: %s\n", o->command,
 			o->output_dir ? o->output_dir : "the output", strerror(-err));
-		damaged = 1;
+		pass.damaged = 1;
 	}
 	tr_trace_close(trace);
 	tr_tasks_free(&tasks);
 	memos_free(&f.memos);
-	return damaged;
+	return pass.damaged;
 }

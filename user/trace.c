@@ -162,6 +162,21 @@ static void heap_push(struct tr_trace *t, unsigned int i)
 }
 
 /*
+ * The root's stream has a new head: its entry follows it, with no sift
+ * while it stays earlier than the rival.  1 when it is still the root.
+ */
+static inline int root_moved(struct tr_trace *t, const struct stream *s)
+{
+	t->heap[0].ts = s->head.ts;
+	t->heap[0].cpu = s->head.cpu;
+	if (earlier(&t->heap[0], &t->rival))
+		return 1;
+	heap_down(t, 0);
+	find_rival(t);
+	return 0;
+}
+
+/*
  * The stream whose head went out last moves on only now, so that what the
  * item points to (a live record, in its packet) stays until this call.
  */
@@ -174,14 +189,11 @@ static inline void advance_last(struct tr_trace *t)
 	t->handed_out = 0;
 	s = &t->streams[t->heap[0].stream];
 	if (stream_next_plain(t, s) || trace_stream_advance(t, s)) {
-		t->heap[0].ts = s->head.ts;
-		t->heap[0].cpu = s->head.cpu;
-		if (earlier(&t->heap[0], &t->rival))
-			return;
-	} else {
-		s->in_heap = 0;
-		t->heap[0] = t->heap[--t->heap_len];
+		root_moved(t, s);
+		return;
 	}
+	s->in_heap = 0;
+	t->heap[0] = t->heap[--t->heap_len];
 	heap_down(t, 0);
 	find_rival(t);
 }
@@ -386,6 +398,17 @@ static __attribute__((noinline)) const struct tr_item *hand_out_copy(struct tr_t
 	return item;
 }
 
+/* The root's head goes out. */
+static inline const struct tr_item *hand_out(struct tr_trace *t, const struct stream *s)
+{
+	if (s->head.ts < t->last_out)
+		t->late++;
+	else
+		t->last_out = s->head.ts;
+	t->handed_out = 1;
+	return t->live && s->head.kind == TR_ITEM_RECORD ? &s->head : hand_out_copy(t, s);
+}
+
 const struct tr_item *tr_trace_next(struct tr_trace *t)
 {
 	struct stream *s;
@@ -401,12 +424,36 @@ const struct tr_item *tr_trace_next(struct tr_trace *t)
 	s = &t->streams[t->heap[0].stream];
 	if (s->head.ts > t->horizon)
 		return NULL;
-	if (s->head.ts < t->last_out)
-		t->late++;
-	else
-		t->last_out = s->head.ts;
-	t->handed_out = 1;
-	return t->live && s->head.kind == TR_ITEM_RECORD ? &s->head : hand_out_copy(t, s);
+	return hand_out(t, s);
+}
+
+/*
+ * A record of the root's stream went out: the plain ones after it in its
+ * packet go out too, while each is earlier than the rival and within the
+ * horizon, with none of tr_trace_next()'s steps between them.  At 1 M
+ * events/s from one busy CPU nearly every record is one of such a run.
+ */
+static void hand_out_run(struct tr_trace *t, tr_item_fn fn, void *data)
+{
+	struct stream *s = &t->streams[t->heap[0].stream];
+
+	while (stream_next_plain(t, s)) {
+		t->handed_out = 0;
+		if (!root_moved(t, s) || s->head.ts > t->horizon)
+			return;
+		fn(data, hand_out(t, s));
+	}
+}
+
+void tr_trace_each(struct tr_trace *t, tr_item_fn fn, void *data)
+{
+	const struct tr_item *it;
+
+	while ((it = tr_trace_next(t))) {
+		fn(data, it);
+		if (it->kind == TR_ITEM_RECORD)
+			hand_out_run(t, fn, data);
+	}
 }
 
 void tr_trace_close(struct tr_trace *t)

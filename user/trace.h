@@ -6,7 +6,8 @@
  * order in one pass.
  * Each stream is in time order already (ringbuf.h, I2), so a heap of the
  * streams' next items gives the global order.  Losses come out as items
- * where they happened.  Files are checked, never trusted: only regular
+ * where they happened.  Every sink (report, export, top) takes them
+ * through tr_trace_each().  Files are checked, never trusted: only regular
  * files are read, every length is bounded by what holds it, formats are
  * checked before libtraceevent parses them (format.h) and every record
  * against its format before anything decodes it.  What is damaged comes
@@ -112,6 +113,14 @@ __u64 tr_trace_late(const struct tr_trace *trace);
  * tr_trace_feed()).
  */
 const struct tr_item *tr_trace_next(struct tr_trace *trace);
+
+/*
+ * Each item tr_trace_next() would hand out, one after the other, to fn
+ * (the item valid during the call), up to the end or the horizon; the
+ * merge's work between the records of a run of one stream is skipped.
+ */
+typedef void (*tr_item_fn)(void *data, const struct tr_item *item);
+void tr_trace_each(struct tr_trace *trace, tr_item_fn fn, void *data);
 
 /*
  * Field name of a record, by its format (every field lies inside the

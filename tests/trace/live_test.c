@@ -98,32 +98,56 @@ static void consume(struct live *l, unsigned int cpu)
 	}
 }
 
-/* The records that come out now, their seq values in out; how many (losses are summed in lost). */
+/* What drain() collects. */
+struct drained {
+	__u64 *out, *lost;
+	unsigned int n, max;
+};
+
+static void take(void *data, const struct tr_item *item)
+{
+	struct drained *d = data;
+
+	if (item->kind == TR_ITEM_LOST && d->lost)
+		*d->lost += item->lost_full + item->lost_wrap + item->lost_big + item->lost_busy;
+	if (item->kind == TR_ITEM_PROBLEM)
+		tap_diag("problem: %s", item->problem);
+	EXPECT(item->kind != TR_ITEM_PROBLEM);
+	if (item->kind == TR_ITEM_RECORD && d->n < d->max)
+		d->out[d->n++] = tr_item_number(item, "seq");
+}
+
+/*
+ * The records that come out now (tr_trace_each(), as tracer top reads),
+ * their seq values in out; how many (losses are summed in lost).
+ */
 static unsigned int drain(struct live *l, __u64 *out, unsigned int max, __u64 *lost)
 {
-	const struct tr_item *item;
-	unsigned int n = 0;
+	struct drained d = { out, lost, 0, max };
 
-	while ((item = tr_trace_next(l->trace))) {
-		if (item->kind == TR_ITEM_LOST && lost)
-			*lost += item->lost_full + item->lost_wrap + item->lost_big + item->lost_busy;
-		if (item->kind == TR_ITEM_PROBLEM)
-			tap_diag("problem: %s", item->problem);
-		EXPECT(item->kind != TR_ITEM_PROBLEM);
-		if (item->kind == TR_ITEM_RECORD && n < max)
-			out[n++] = tr_item_number(item, "seq");
-	}
-	return n;
+	tr_trace_each(l->trace, take, &d);
+	return d.n;
+}
+
+/* The same, one tr_trace_next() at a time. */
+static unsigned int drain_next(struct live *l, __u64 *out, unsigned int max)
+{
+	struct drained d = { out, NULL, 0, max };
+	const struct tr_item *item;
+
+	while ((item = tr_trace_next(l->trace)))
+		take(&d, item);
+	return d.n;
 }
 
 /* Up to horizon, the records that come out are those numbered want[0..n), in that order. */
 static void expect_out(struct live *l, __u64 horizon, const __u64 *want, unsigned int n)
 {
-	__u64 seq[8];
+	__u64 seq[16];
 	unsigned int i, got;
 
 	tr_trace_set_horizon(l->trace, horizon);
-	got = drain(l, seq, 8, NULL);
+	got = drain(l, seq, 16, NULL);
 	EXPECT_EQ(got, n);
 	for (i = 0; i < n && i < got; i++)
 		EXPECT_EQ(seq[i], want[i]);
@@ -146,6 +170,45 @@ static void test_merged_in_time_order_up_to_the_horizon(void)
 	expect_out(&l, 0, NULL, 0);
 	expect_out(&l, 35, (const __u64[]) { 1, 2, 3 }, 3);
 	expect_out(&l, ~0ull, (const __u64[]) { 4, 5, 6 }, 3);
+	EXPECT_EQ(tr_trace_late(l.trace), 0ull);
+	live_close(&l);
+}
+
+/*
+ * CPU 0 records 1 to 10 at 10, 20, ... 100, CPU 1 records 11 and 12 at 55
+ * and 57: CPU 0's run stops at CPU 1's records and at the horizon.
+ */
+static void feed_runs(struct live *l)
+{
+	unsigned int i;
+
+	live_open(l, TR_MODE_DISCARD);
+	for (i = 1; i <= 10; i++)
+		emit(l, 0, 10 * i, i);
+	emit(l, 1, 55, 11);
+	emit(l, 1, 57, 12);
+	fake_now = 110;
+	consume(l, 0);
+	consume(l, 1);
+}
+
+static void test_a_run_of_one_cpu_stops_at_the_other_and_at_the_horizon(void)
+{
+	static const __u64 order[] = { 1, 2, 3, 4, 5, 11, 12, 6, 7, 8, 9, 10 };
+	__u64 seq[16];
+	struct live l;
+	unsigned int i;
+
+	feed_runs(&l);
+	expect_out(&l, 75, order, 9);
+	expect_out(&l, ~0ull, order + 9, 3);
+	live_close(&l);
+	/* tr_trace_next() hands out the same, one at a time. */
+	feed_runs(&l);
+	tr_trace_set_horizon(l.trace, ~0ull);
+	EXPECT_EQ(drain_next(&l, seq, 16), 12u);
+	for (i = 0; i < 12; i++)
+		EXPECT_EQ(seq[i], order[i]);
 	EXPECT_EQ(tr_trace_late(l.trace), 0ull);
 	live_close(&l);
 }
@@ -263,6 +326,7 @@ static void test_feeding_a_stream_it_does_not_have_is_refused(void)
 int main(void)
 {
 	TAP_RUN(test_merged_in_time_order_up_to_the_horizon);
+	TAP_RUN(test_a_run_of_one_cpu_stops_at_the_other_and_at_the_horizon);
 	TAP_RUN(test_an_idle_cpu_holds_nothing_up_and_joins_later);
 	TAP_RUN(test_a_record_fed_after_the_horizon_comes_out_late);
 	TAP_RUN(test_losses_come_out_with_the_records);
