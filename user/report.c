@@ -210,10 +210,10 @@ static bool keeps_state(const struct filter *f, const struct tr_item *it)
  * every mapping (symbols may be NULL).  Problems are said in the main pass.
  */
 struct first_pass {
-	struct tr_tasks *tasks;
-	struct tr_symbols *symbols;
-	struct filter *f;
-	__u64 first;
+	struct tr_tasks *tasks;		/* the threads named */
+	struct tr_symbols *symbols;	/* what learns the mappings, or NULL */
+	struct filter *f;		/* the items counted, for the window */
+	__u64 first;			/* the first item's time; 0: none yet */
 };
 
 static void first_pass_item(void *data, const struct tr_item *it)
