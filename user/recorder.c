@@ -281,10 +281,34 @@ static int fill_maps(struct session *s)
 	return err;
 }
 
+/*
+ * libbpf's messages go to stderr with -v.  Either way, a verifier log that
+ * refuses a kfunc call in the program's type is noted: a refusal through
+ * the module is then the kernel's rule, not some other fault.
+ */
+static int libbpf_verbose, kfunc_not_allowed;
+
+static int libbpf_message(enum libbpf_print_level level, const char *fmt, va_list args)
+{
+	va_list again;
+	char *text;
+
+	(void)level;
+	va_copy(again, args);
+	if (vasprintf(&text, fmt, again) >= 0) {
+		kfunc_not_allowed |= strstr(text, "calling kernel function") &&
+				     strstr(text, " is not allowed");
+		free(text);
+	}
+	va_end(again);
+	return libbpf_verbose ? vfprintf(stderr, fmt, args) : 0;
+}
+
 static int load_programs(struct session *s)
 {
 	int err;
 
+	kfunc_not_allowed = 0;
 	s->skel = record__open();
 	if (!s->skel)
 		return -errno;
@@ -357,8 +381,12 @@ static int load_for_backend(struct session *s)
 	}
 	if (err && s->use_kmod && !geteuid() && s->o->backend == TR_BACKEND_AUTO) {
 		s->kmod_via_perf = 0;
-		rec_say("note: this kernel does not let %s call the module's kfuncs (%s); recording through BPF buffers",
-		    kfunc_callers(s), strerror(-err));
+		if (kfunc_not_allowed)
+			rec_say("note: this kernel does not let %s call the module's kfuncs (%s); recording through BPF buffers",
+				kfunc_callers(s), strerror(-err));
+		else
+			rec_say("note: the kernel refused the programs that write through the module (%s; -v shows why); recording through BPF buffers",
+				strerror(-err));
 		s->use_kmod = 0;
 		err = load_programs(s);
 	}
@@ -366,6 +394,9 @@ static int load_for_backend(struct session *s)
 		return 0;
 	if ((err == -EPERM || err == -EACCES) && geteuid())
 		rec_say("loading BPF programs is not permitted: run as root (or with CAP_BPF, CAP_PERFMON and CAP_SYS_RESOURCE)");
+	else if (s->use_kmod && !kfunc_not_allowed)
+		rec_say("the kernel refused the programs that write through the module (%s); run with -v to see why, or use --backend bpf",
+			strerror(-err));
 	else if (s->use_kmod && rec_kprobe_program_count(s))
 		rec_say("this kernel does not let kprobe, uprobe and USDT programs call the module's kfuncs (%s; Linux 6.10 and later do): use --backend bpf",
 		    strerror(-err));
@@ -950,12 +981,6 @@ static void summary(struct session *s)
 			(unsigned long long)frozen);
 }
 
-static int libbpf_to_stderr(enum libbpf_print_level level, const char *fmt, va_list args)
-{
-	(void)level;
-	return vfprintf(stderr, fmt, args);
-}
-
 /* --- Entry point ----------------------------------------------------------- */
 
 static int create_trace_dir(struct session *s)
@@ -1104,7 +1129,8 @@ int tr_record(const struct tr_record_opts *o)
 	sigaction(SIGINT, &stop, NULL);
 	sigaction(SIGTERM, &stop, NULL);
 	sigaction(SIGUSR2, &ask_snapshot, NULL);
-	libbpf_set_print(o->verbose ? libbpf_to_stderr : NULL);
+	libbpf_verbose = o->verbose;
+	libbpf_set_print(libbpf_message);
 	err = tr_waiter_init(&s.waiter);
 	if (!err)
 		err = setup(&s);
