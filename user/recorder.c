@@ -282,18 +282,18 @@ static int fill_maps(struct session *s)
 }
 
 /*
- * libbpf's messages go to stderr with -v.  Either way, a verifier log that
+ * libbpf's messages go to stderr with -v.  Either way, a verifier log (a
+ * warning: the thousands of debug messages of a load are not read) that
  * refuses a kfunc call in the program's type is noted: a refusal through
  * the module is then the kernel's rule, not some other fault.
  */
 static int libbpf_verbose, kfunc_not_allowed;
 
-static int libbpf_message(enum libbpf_print_level level, const char *fmt, va_list args)
+static void note_kfunc_refusal(const char *fmt, va_list args)
 {
 	va_list again;
 	char *text;
 
-	(void)level;
 	va_copy(again, args);
 	if (vasprintf(&text, fmt, again) >= 0) {
 		kfunc_not_allowed |= strstr(text, "calling kernel function") &&
@@ -301,6 +301,12 @@ static int libbpf_message(enum libbpf_print_level level, const char *fmt, va_lis
 		free(text);
 	}
 	va_end(again);
+}
+
+static int libbpf_message(enum libbpf_print_level level, const char *fmt, va_list args)
+{
+	if (level == LIBBPF_WARN)
+		note_kfunc_refusal(fmt, args);
 	return libbpf_verbose ? vfprintf(stderr, fmt, args) : 0;
 }
 
