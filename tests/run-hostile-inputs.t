@@ -52,4 +52,42 @@ truncated_elf() {
 }
 check "an ELF file cut short is said to be damaged, not to lack the probe" truncated_elf
 
+# --- the control socket (item 10) -----------------------------------------------------
+
+# Serves DIR/.tracer/control as USER (root or nobody), answering REPLY once;
+# returns when it listens.
+serve_control() { # serve_control USER DIR REPLY
+	mkdir -p "$2/.tracer" && chown -R "$1" "$2" || return 1
+	coproc SERVER { unshare -n setpriv --reuid="$1" --regid="$(id -g "$1")" --clear-groups \
+		"$CONTROL_SERVER" "$2/.tracer/control" "$3" 2>>"$work/server.err"; }
+	local ready
+	read -r -t 10 ready <&"${SERVER[0]}" && [ "$ready" = ready ] ||
+		{ echo "# the control server did not start"; return 1; }
+}
+
+ESCAPES=$'\e]0;owned\a\e[2J\e[31m'
+
+hostile_control_socket() {
+	local dir=$work/hostile
+	chmod o+x "$work" && serve_control nobody "$dir" "snapshot 1: ${ESCAPES}all is well" || return 1
+	refuses_promptly 1 "^tracer snapshot: the control socket of $(literally "$dir") is served by uid $(id -u nobody), not by root or you: not asked" \
+		snapshot -o "$dir" &&
+		! grep -q $'\e' "$work/stdout" "$work/stderr" && [ ! -s "$work/stdout" ]
+}
+check "a control socket served by another user (nobody): refused, exit 1, nothing of its reply printed" \
+	hostile_control_socket
+
+# Even a recorder's own reply reaches the terminal only as printable text.
+escapes_not_printed() {
+	local dir=$work/rooted
+	serve_control root "$dir" "snapshot 1: ${ESCAPES}in $dir/snapshot-1" || return 1
+	timeout 10 "$TRACER" snapshot -o "$dir" >"$work/stdout" 2>"$work/stderr"
+	local got=$?
+	[ "$got" = 0 ] && ! grep -q $'\e' "$work/stdout" &&
+		grep -qx "snapshot 1: ?]0;owned??\[2J?\[31min $(literally "$dir")/snapshot-1" "$work/stdout" ||
+		{ echo "# exit $got"; diag "$work/stdout" "$work/stderr"; return 1; }
+}
+check "a root recorder's reply with escape codes: printed with '?' for each unprintable byte" \
+	escapes_not_printed
+
 echo "1..$n"

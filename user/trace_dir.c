@@ -456,10 +456,28 @@ void tr_trace_dir_unlisten(const struct tr_trace_dir *d, int fd)
 		unlinkat(d->meta_fd, CONTROL, 0);
 }
 
+/*
+ * The control socket in the directory meta, opened as itself (O_PATH), not
+ * through a symbolic link put in its place: a descriptor, or -errno
+ * (-ENOTSOCK: something else is there).
+ */
+static int open_control(int meta)
+{
+	int fd = openat(meta, CONTROL, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+
+	if (fd < 0)
+		return -errno;
+	if (!fstat(fd, &st) && S_ISSOCK(st.st_mode))
+		return fd;
+	close(fd);
+	return -ENOTSOCK;
+}
+
 int tr_trace_dir_connect(const char *path)
 {
-	int dir = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC), meta, fd, err = 0;
-	struct sockaddr_un sa;
+	int dir = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC), meta, control, fd, err = 0;
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 
 	if (dir < 0)
 		return -errno;
@@ -467,11 +485,15 @@ int tr_trace_dir_connect(const char *path)
 	close(dir);
 	if (meta < 0)
 		return -errno;
+	control = open_control(meta);
+	close(meta);
+	if (control < 0)
+		return control;
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	control_address(&sa, meta);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "/proc/self/fd/%d", control);
 	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)))
 		err = -errno;
-	close(meta);
+	close(control);
 	if (err && fd >= 0)
 		close(fd);
 	return err ? err : fd;

@@ -96,7 +96,11 @@ int tr_trace_dir_listen(const struct tr_trace_dir *d);
 /* Close the control socket and remove it. */
 void tr_trace_dir_unlisten(const struct tr_trace_dir *d, int fd);
 
-/* Connect to the control socket of the recording writing into path: a descriptor, or -errno. */
+/*
+ * Connect to the control socket of the recording writing into path, the
+ * socket itself, never through a symbolic link in its place: a
+ * descriptor, or -errno (-ENOTSOCK: something else is there).
+ */
 int tr_trace_dir_connect(const char *path);
 
 /* Close (and unlock) the directory; closed or never opened is fine. */
