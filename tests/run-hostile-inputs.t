@@ -90,4 +90,49 @@ escapes_not_printed() {
 check "a root recorder's reply with escape codes: printed with '?' for each unprintable byte" \
 	escapes_not_printed
 
+# --- export outputs (item 11) -----------------------------------------------------------
+
+"$TRACER" record -e syscalls:sys_enter_getppid -o "$work/t" -- "$GETPPID" 1000 2>"$work/record.log" ||
+	{ diag "$work/record.log"; echo "1..$n"; exit 1; }
+
+foreign_file_replaced() {
+	local file=$work/foreign.txt
+	echo "nobody's words" >"$file" && chown nobody:nogroup "$file" && chmod 644 "$file" &&
+		"$TRACER" export --format text -o "$file" "$work/t" 2>"$work/export.err" &&
+		"$TRACER" report "$work/t" | cmp -s - "$file" &&
+		[ "$(stat -c '%u %a' "$file")" = "$(id -u) 600" ] ||
+		{ stat -c '# %U %a %s bytes' "$file"; diag "$work/export.err"; return 1; }
+}
+check "export over another user's 0644 file: a new 0600 file of the exporter, with the events" \
+	foreign_file_replaced
+
+# Pages of 4 KiB the files hold, as tmpfs counts them.
+pages_kb() { stat -c %s "$@" | awk '{ kb += int(($1 + 4095) / 4096) * 4 } END { print kb }'; }
+
+# Export --format ctf into a tmpfs of SIZE_KB: exit 1, one line matching
+# PATTERN, and the tmpfs left empty.
+ctf_into_small_disk() { # ctf_into_small_disk SIZE_KB PATTERN
+	local small=$work/small-$1
+	mkdir "$small" && mount -t tmpfs -o "size=$1k" tracer-hostile-test "$small" || return 1
+	at_exit "umount $small"
+	timeout 60 "$TRACER" export --format ctf -o "$small/copy" "$work/t" 2>"$work/ctf.err"
+	local got=$?
+	[ "$got" = 1 ] && [ "$(wc -l <"$work/ctf.err")" = 1 ] && [ -z "$(ls -A "$small")" ] &&
+		grep -qE "$2" "$work/ctf.err" ||
+		{ echo "# exit $got"; diag "$work/ctf.err"; find "$small" | diag; return 1; }
+}
+
+# The metadata and .tracer/ fit with 8 KiB to spare; the streams do not.
+ctf_cut_short() {
+	local meta_kb streams_kb
+	meta_kb=$(pages_kb "$work/t/metadata" "$work/t"/.tracer/*)
+	streams_kb=$(pages_kb "$work/t"/channel*)
+	[ "$streams_kb" -gt 8 ] || { echo "# streams of $streams_kb KiB fit in 8"; return 1; }
+	ctf_into_small_disk $((meta_kb + 8)) \
+		"^tracer export: writing $(literally "$work/small-$((meta_kb + 8))/copy") failed: No space left on device$" &&
+		ctf_into_small_disk 4 "^tracer export: cannot copy the trace's metadata into .*: No space left on device$"
+}
+check "a ctf export that fills the disk, in its streams or its metadata: one line, exit 1, nothing left" \
+	ctf_cut_short
+
 echo "1..$n"

@@ -311,6 +311,20 @@ int tr_trace_dir_create(struct tr_trace_dir *d, const char *path, int replace,
 	return err;
 }
 
+int tr_trace_dir_remove(const struct tr_trace_dir *d, const char *path)
+{
+	struct stat created, there;
+	int err = clear_trace(d->fd, 0, 0);
+
+	if (!err && (fstat(d->fd, &created) || lstat(path, &there)))
+		err = -errno;
+	if (!err && (created.st_dev != there.st_dev || created.st_ino != there.st_ino))
+		err = -ESTALE;
+	if (!err && rmdir(path))
+		err = -errno;
+	return err;
+}
+
 /* A new file, never an existing one nor through a link: fd or -errno. */
 static int create_file(const struct tr_trace_dir *d, int at, const char *name)
 {
