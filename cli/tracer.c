@@ -816,18 +816,44 @@ static FILE *open_output(const char *path)
 }
 
 /*
- * Writes into FILE as a shell's > does, but not through a link.  What export could not write is
- * said, and a file it created is removed rather than left cut short.
+ * A new private file (0600, as record writes) beside path, to take its
+ * place once written: its stream, its name in tmp (len bytes); or NULL
+ * with errno set.
+ */
+static FILE *open_beside(const char *path, char *tmp, size_t len)
+{
+	const char *name = strrchr(path, '/');
+	int dir_len = name ? name - path + 1 : 0, fd;
+	FILE *out;
+
+	if (snprintf(tmp, len, "%.*s.%s.XXXXXX", dir_len, path, path + dir_len) >= (int)len) {
+		errno = ENAMETOOLONG;
+		return NULL;
+	}
+	fd = mkostemp(tmp, O_CLOEXEC);
+	out = fd < 0 ? NULL : fdopen(fd, "w");
+	if (fd >= 0 && !out) {
+		unlink(tmp);
+		close(fd);
+	}
+	return out;
+}
+
+/*
+ * Writes FILE anew: a new file renamed over an old one, never the old one
+ * truncated (its owner and mode would stay); what export could not write
+ * is said, and the new file removed.  Standard output, a device or a FIFO
+ * is written as it is; a symbolic link is not followed.
  */
 static int export_into(const struct tr_report_opts *o, const char *path)
 {
-	int to_stdout = !strcmp(path, "-"), created = 0, status;
+	int to_stdout = !strcmp(path, "-"), in_place, status;
+	char tmp[PATH_MAX];
 	struct stat st;
 	FILE *out;
 
-	if (!to_stdout)
-		created = stat(path, &st) != 0;
-	out = to_stdout ? stdout : open_output(path);
+	in_place = to_stdout || (!lstat(path, &st) && !S_ISREG(st.st_mode));
+	out = to_stdout ? stdout : in_place ? open_output(path) : open_beside(path, tmp, sizeof(tmp));
 	if (!out) {
 		fprintf(stderr, "%s: cannot write %s: %s\n", me, path, strerror(errno));
 		return 1;
@@ -837,8 +863,12 @@ static int export_into(const struct tr_report_opts *o, const char *path)
 		fprintf(stderr, "%s: writing %s failed: %s\n", me, path, strerror(errno));
 		status = 1;
 	}
-	if (status && created && !stat(path, &st) && S_ISREG(st.st_mode))
-		unlink(path);
+	if (!in_place && !status && rename(tmp, path)) {
+		fprintf(stderr, "%s: cannot write %s: %s\n", me, path, strerror(errno));
+		status = 1;
+	}
+	if (!in_place && status)
+		unlink(tmp);
 	return status;
 }
 

@@ -7,6 +7,7 @@
 
 #include "export_ctf.h"
 #include "cpus.h"
+#include "ctf.h"
 #include "trace.h"
 #include "trace_dir.h"
 
@@ -25,6 +26,7 @@ struct out_stream {
 
 struct tr_ctf_copy {
 	const struct tr_trace *trace;
+	const char *path;		/* of dir */
 	struct tr_trace_dir dir;
 	struct out_stream *streams;	/* [channel * TR_MAX_CPUS + cpu] */
 	int err;			/* the first write's -errno */
@@ -93,10 +95,11 @@ int tr_ctf_copy_open(struct tr_ctf_copy **copy, const struct tr_trace *trace, co
 	for (i = 0; i < TR_MAX_CHANNELS * TR_MAX_CPUS; i++)
 		c->streams[i].fd = -1;
 	c->trace = trace;
+	c->path = dir;
 	c->dir = (struct tr_trace_dir) TR_TRACE_DIR_CLOSED;
 	err = tr_trace_dir_create(&c->dir, dir, 0, why, whylen);
 	if (!err) {
-		err = copy_meta(c);
+		err = c->err = copy_meta(c);
 		if (err)
 			snprintf(why, whylen, "cannot copy the trace's metadata into %s: %s", dir,
 				 strerror(-err));
@@ -111,6 +114,7 @@ static void write_packet(struct tr_ctf_copy *c, struct out_stream *o, __u32 chan
 	struct tr_packet_header *h = (void *)o->packet;
 	size_t size = (o->used + TR_PACKET_ALIGN - 1) & ~(size_t)(TR_PACKET_ALIGN - 1);
 	const char *name = tr_trace_channel_name(c->trace, channel);
+	int err;
 
 	if (o->fd < 0 && !c->err)
 		o->fd = name ? tr_trace_dir_stream_file(&c->dir, name, cpu) : -EINVAL;
@@ -127,8 +131,9 @@ static void write_packet(struct tr_ctf_copy *c, struct out_stream *o, __u32 chan
 		.lost_busy = o->lost[3], .cpu_id = cpu, .layout_version = TR_LAYOUT_VERSION,
 	};
 	memset(o->packet + o->used, 0, size - o->used);
-	if (write(o->fd, o->packet, size) != (ssize_t)size && !c->err)
-		c->err = -errno ?: -EIO;
+	/* all of it, so that a disk filling mid-packet says ENOSPC, not a short write */
+	err = tr_ctf_write_packet(o->fd, o->packet);
+	c->err = c->err ?: err;
 	o->used = sizeof(*h);
 	o->begin = o->end;
 }
@@ -224,6 +229,9 @@ int tr_ctf_copy_close(struct tr_ctf_copy *c)
 		free(o->packet);
 	}
 	err = c->err;
+	/* a copy cut short is no copy: what cannot be removed stays, and err says why */
+	if (err && c->dir.fd >= 0)
+		tr_trace_dir_remove(&c->dir, c->path);
 	tr_trace_dir_close(&c->dir);
 	free(c->streams);
 	free(c);

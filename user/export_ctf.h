@@ -22,7 +22,10 @@ int tr_ctf_copy_open(struct tr_ctf_copy **c, const struct tr_trace *trace, const
 		     char *why, size_t whylen);
 void tr_ctf_copy_record(struct tr_ctf_copy *c, const struct tr_item *it);
 void tr_ctf_copy_lost(struct tr_ctf_copy *c, const struct tr_item *it);
-/* Writes what is left, closes DIR, frees c: 0, or the first write's -errno. */
+/*
+ * Writes what is left, closes DIR, frees c: 0, or the first write's
+ * -errno, and then DIR is removed (a copy cut short is no copy).
+ */
 int tr_ctf_copy_close(struct tr_ctf_copy *c);
 
 #endif /* TRACER_EXPORT_CTF_H */

@@ -14,7 +14,6 @@
  * -dbgsym packages install it and gdb and perf look for it.
  * TRACER_DEBUG_DIR names another directory laid out the same way.
  */
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -183,7 +182,7 @@ static int find_function(Dwarf_Die *cu, const char *function, Dwarf_Die *fn)
 
 #define DEBUG_DIR	"/usr/lib/debug"
 
-/* The separate debug information of the ELF file at fd, opened, or -1. */
+/* The separate debug information of the ELF file at fd, opened (a regular file), or < 0. */
 static int open_by_build_id(int fd)
 {
 	const char *dir = getenv("TRACER_DEBUG_DIR");
@@ -199,7 +198,7 @@ static int open_by_build_id(int fd)
 		for (i = 1; i < n && at < (int)sizeof(path) - 8; i++)
 			at += snprintf(path + at, sizeof(path) - at, "%02x", id[i]);
 		snprintf(path + at, sizeof(path) - at, ".debug");
-		debug_fd = open(path, O_RDONLY | O_CLOEXEC);
+		debug_fd = tr_probe_open_regular(path);
 	}
 	if (elf)
 		elf_end(elf);

@@ -10,7 +10,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,13 +76,13 @@ int tr_usdt_notes(int fd, int (*fn)(const struct tr_usdt_note *, void *), void *
 	size_t strings;
 	GElf_Shdr shdr;
 	int ret = 0;
-	Elf *elf;
+	Elf *elf = tr_probe_elf_begin(fd, &ret);
 
-	if (elf_version(EV_CURRENT) == EV_NONE || !(elf = elf_begin(fd, ELF_C_READ, NULL)))
-		return -1;
-	if (elf_kind(elf) != ELF_K_ELF || elf_getshdrstrndx(elf, &strings)) {
+	if (!elf)
+		return ret;
+	if (elf_getshdrstrndx(elf, &strings)) {
 		elf_end(elf);
-		return -1;
+		return -EBADMSG;
 	}
 	while (!ret && (scn = elf_nextscn(elf, scn))) {
 		const char *name;
@@ -177,17 +176,15 @@ static int list_note(const struct tr_usdt_note *note, void *arg)
 int tr_usdt_list(const char *path, FILE *out, char *why, size_t whylen)
 {
 	struct usdt_listing l = { out, path, NULL, 0, 0 };
-	int fd = open(path, O_RDONLY | O_CLOEXEC), err = -errno;
+	int fd = tr_probe_open_file(path, why, whylen), err;
 
-	if (fd < 0) {
-		snprintf(why, whylen, "%s: %s", path, strerror(-err));
-		return err;
-	}
+	if (fd < 0)
+		return fd;
 	err = tr_usdt_notes(fd, list_note, &l);
 	close(fd);
 	free(l.seen);
-	if (err == -1)
-		snprintf(why, whylen, "%s is not an ELF file", path);
+	if (err == -ENOEXEC || err == -EBADMSG)
+		tr_probe_elf_why(path, err, why, whylen);
 	else if (err)
 		snprintf(why, whylen, "%s: %s", path, strerror(-err));
 	else if (!l.count)

@@ -137,20 +137,82 @@ static int table_has(Elf *elf, Elf_Scn *scn, const GElf_Shdr *shdr, struct tr_cl
 	return 0;
 }
 
-/* 1 if the ELF file at fd defines function c->wanted, 0 if not (c: the closest), -1 if no ELF. */
+/* Whether the len bytes at offset lie within a file of size bytes. */
+static int within(__u64 offset, __u64 len, __u64 size)
+{
+	return offset <= size && len <= size - offset;
+}
+
+/*
+ * Whether the ELF file elf, of size bytes, holds all it says it has: its
+ * program and section headers, and each section's contents.
+ */
+static int elf_whole(Elf *elf, __u64 size)
+{
+	Elf_Scn *scn = NULL;
+	size_t nsections;
+	GElf_Ehdr eh;
+	GElf_Shdr sh;
+
+	/* libelf counts only the headers it could read: the file's header says how many */
+	if (!gelf_getehdr(elf, &eh) || (!(nsections = eh.e_shnum) && elf_getshdrnum(elf, &nsections)) ||
+	    !within(eh.e_phoff, (__u64)eh.e_phnum * eh.e_phentsize, size) ||
+	    !within(eh.e_shoff, (__u64)nsections * eh.e_shentsize, size))
+		return 0;
+	while ((scn = elf_nextscn(elf, scn)))
+		if (!gelf_getshdr(scn, &sh) ||
+		    (sh.sh_type != SHT_NOBITS && !within(sh.sh_offset, sh.sh_size, size)))
+			return 0;
+	return 1;
+}
+
+/* Whether the file at fd begins as an ELF file does. */
+static int elf_magic(int fd)
+{
+	char magic[SELFMAG];
+
+	return pread(fd, magic, SELFMAG, 0) == SELFMAG && !memcmp(magic, ELFMAG, SELFMAG);
+}
+
+struct Elf *tr_probe_elf_begin(int fd, int *err)
+{
+	struct stat st;
+	Elf *elf;
+
+	*err = -ENOEXEC;
+	if (elf_version(EV_CURRENT) == EV_NONE || fstat(fd, &st) ||
+	    !(elf = elf_begin(fd, ELF_C_READ, NULL)))
+		return NULL;
+	*err = elf_kind(elf) == ELF_K_ELF && elf_whole(elf, st.st_size) ? 0 :
+	       elf_magic(fd) ? -EBADMSG : -ENOEXEC;
+	if (!*err)
+		return elf;
+	elf_end(elf);
+	return NULL;
+}
+
+void tr_probe_elf_why(const char *path, int err, char *why, size_t whylen)
+{
+	if (err == -EBADMSG)
+		snprintf(why, whylen, "%s is a damaged ELF file: its headers or sections lie past "
+			 "its end (cut short?)", path);
+	else
+		snprintf(why, whylen, "%s is not an ELF file", path);
+}
+
+/*
+ * 1 if the ELF file at fd defines function c->wanted, 0 if not (c: the
+ * closest), or tr_probe_elf_begin()'s -ENOEXEC or -EBADMSG.
+ */
 static int elf_has_function(int fd, struct tr_closest *c)
 {
-	Elf *elf;
 	Elf_Scn *scn = NULL;
 	GElf_Shdr shdr;
-	int found = 0;
+	int found = 0, err;
+	Elf *elf = tr_probe_elf_begin(fd, &err);
 
-	if (elf_version(EV_CURRENT) == EV_NONE || !(elf = elf_begin(fd, ELF_C_READ, NULL)))
-		return -1;
-	if (elf_kind(elf) != ELF_K_ELF) {
-		elf_end(elf);
-		return -1;
-	}
+	if (!elf)
+		return err;
 	while (!found && (scn = elf_nextscn(elf, scn)))
 		if (gelf_getshdr(scn, &shdr) &&
 		    (shdr.sh_type == SHT_SYMTAB || shdr.sh_type == SHT_DYNSYM))
@@ -159,24 +221,34 @@ static int elf_has_function(int fd, struct tr_closest *c)
 	return found;
 }
 
-/* The regular file at path, open: its descriptor, or -errno and why. */
-static int open_file(const char *path, char *why, size_t whylen)
+int tr_probe_open_regular(const char *path)
 {
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC), err;
 	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), err = -errno;
 
-	if (fd >= 0 && !fstat(fd, &st) && S_ISREG(st.st_mode))
+	if (fd < 0)
+		return -errno;
+	err = fstat(fd, &st) ? -errno : S_ISREG(st.st_mode) ? 0 : -EINVAL;
+	if (!err)
 		return fd;
-	snprintf(why, whylen, "%s: %s", path, fd < 0 ? strerror(-err) : "not a regular file");
-	if (fd >= 0)
-		close(fd);
-	return fd < 0 ? err : -EINVAL;
+	close(fd);
+	return err;
+}
+
+int tr_probe_open_file(const char *path, char *why, size_t whylen)
+{
+	int fd = tr_probe_open_regular(path);
+
+	if (fd < 0)
+		snprintf(why, whylen, "%s: %s", path,
+			 fd == -EINVAL ? "not a regular file" : strerror(-fd));
+	return fd;
 }
 
 /* The file of p, open, if it defines p's function; else -errno and why. */
 static int open_target(const struct tr_probe_spec *p, char *why, size_t whylen)
 {
-	int fd = open_file(p->path, why, whylen), has;
+	int fd = tr_probe_open_file(p->path, why, whylen), has;
 	struct tr_closest c;
 
 	if (fd < 0)
@@ -187,7 +259,7 @@ static int open_target(const struct tr_probe_spec *p, char *why, size_t whylen)
 		return fd;
 	close(fd);
 	if (has < 0)
-		snprintf(why, whylen, "%s is not an ELF file", p->path);
+		tr_probe_elf_why(p->path, has, why, whylen);
 	else if (c.name[0])
 		snprintf(why, whylen, "%s has no function '%s'; did you mean %s?", p->path,
 			 p->function, c.name);
@@ -530,14 +602,15 @@ static int add_usdt(struct tr_event_set *set, const char *spec, struct tr_probe_
 	char loc[64];
 	struct tr_probe *probe;
 	char system[80];
-	int fd = open_file(p->path, why, whylen);
+	int fd = tr_probe_open_file(p->path, why, whylen), err;
 
 	if (fd < 0)
 		return fd;
 	snprintf(search.wanted, sizeof(search.wanted), "%s:%s", provider, p->function);
 	tr_closest_init(&search.closest, search.wanted);
-	if (tr_usdt_notes(fd, usdt_match, &search) < 0) {
-		snprintf(why, whylen, "%s is not an ELF file", p->path);
+	err = tr_usdt_notes(fd, usdt_match, &search);
+	if (err < 0) {
+		tr_probe_elf_why(p->path, err, why, whylen);
 		close(fd);
 		return -EINVAL;
 	}

@@ -27,6 +27,7 @@
 #include <tracer/record.h>
 
 struct btf;
+struct Elf;
 struct tr_event_set;
 
 enum tr_probe_kind {
@@ -179,8 +180,25 @@ struct tr_usdt_note {
 };
 
 /*
+ * The file at path for reading, without waiting on a FIFO or taking a
+ * terminal: its descriptor if it is a regular file, else -errno (-EINVAL:
+ * it is not a regular file).
+ */
+int tr_probe_open_regular(const char *path);
+/* tr_probe_open_regular(), with why it failed ("PATH: ...") into why. */
+int tr_probe_open_file(const char *path, char *why, size_t whylen);
+/*
+ * The ELF file at fd, whole, for reading (elf_end() frees it); or NULL
+ * with -ENOEXEC in *err if it is no ELF file, -EBADMSG if a damaged one:
+ * cut short, or with headers or sections past its end.
+ */
+struct Elf *tr_probe_elf_begin(int fd, int *err);
+/* Why the file at path is no use (err: tr_probe_elf_begin()'s) into why, as one line. */
+void tr_probe_elf_why(const char *path, int err, char *why, size_t whylen);
+
+/*
  * Each USDT note of the ELF file at fd, to fn, until fn returns non-zero:
- * what fn last returned, or -1 if the file is no ELF file.
+ * what fn last returned, or tr_probe_elf_begin()'s -ENOEXEC or -EBADMSG.
  */
 int tr_usdt_notes(int fd, int (*fn)(const struct tr_usdt_note *, void *), void *arg);
 

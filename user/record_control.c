@@ -97,6 +97,36 @@ static int request_failed(int err, const char *dir, char *reply, size_t len)
 	return err;
 }
 
+/*
+ * Whether the peer of the connected socket fd is a recorder we may
+ * believe: run by root or by us, not by another user who put a socket in
+ * a directory they can write.  If not, why into reply.
+ */
+static int peer_trusted(int fd, const char *dir, char *reply, size_t len)
+{
+	struct ucred cred;
+	socklen_t credlen = sizeof(cred);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &credlen)) {
+		snprintf(reply, len, "cannot tell who serves the control socket of %s: %s", dir,
+			 strerror(errno));
+		return 0;
+	}
+	if (cred.uid == 0 || cred.uid == geteuid())
+		return 1;
+	snprintf(reply, len, "the control socket of %s is served by uid %u, not by root or you: "
+		 "not asked (remove %s/.tracer/control)", dir, cred.uid, dir);
+	return 0;
+}
+
+/* The reply as printable text: each byte that is not becomes '?'. */
+static void printable_only(char *reply)
+{
+	for (; *reply; reply++)
+		if (*reply < ' ' || *reply > '~')
+			*reply = '?';
+}
+
 int tr_record_snapshot(const char *dir, char *reply, size_t len)
 {
 	int fd = tr_trace_dir_connect(dir);
@@ -104,6 +134,10 @@ int tr_record_snapshot(const char *dir, char *reply, size_t len)
 
 	if (fd < 0)
 		return request_failed(fd, dir, reply, len);
+	if (!peer_trusted(fd, dir, reply, len)) {
+		close(fd);
+		return -EPERM;
+	}
 	if (send(fd, REQUEST, strlen(REQUEST), MSG_NOSIGNAL) == (ssize_t)strlen(REQUEST))
 		n = recv(fd, reply, len - 1, 0);
 	close(fd);
@@ -112,5 +146,6 @@ int tr_record_snapshot(const char *dir, char *reply, size_t len)
 		return -EPIPE;
 	}
 	reply[n] = 0;
+	printable_only(reply);
 	return strncmp(reply, "snapshot ", strlen("snapshot ")) ? -EIO : 0;
 }

@@ -98,7 +98,8 @@ int tr_record(const struct tr_record_opts *opts);
 /*
  * tracer snapshot: ask the flight recorder writing into dir for a
  * snapshot.  0 with the recorder's answer in reply ("snapshot N: ..."), or
- * -errno with why in reply.
+ * -errno with why in reply (-EPERM: the socket is served by neither root
+ * nor us).  The answer is made printable text: '?' for any other byte.
  */
 int tr_record_snapshot(const char *dir, char *reply, size_t len);
 

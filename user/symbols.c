@@ -398,7 +398,7 @@ static void read_segments(struct file *f, Elf *elf)
  */
 static void load_file(struct file *f)
 {
-	int fd = open(f->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	int fd = open(f->path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	struct stat st;
 	Elf *elf;
 

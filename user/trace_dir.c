@@ -311,6 +311,20 @@ int tr_trace_dir_create(struct tr_trace_dir *d, const char *path, int replace,
 	return err;
 }
 
+int tr_trace_dir_remove(const struct tr_trace_dir *d, const char *path)
+{
+	struct stat created, there;
+	int err = clear_trace(d->fd, 0, 0);
+
+	if (!err && (fstat(d->fd, &created) || lstat(path, &there)))
+		err = -errno;
+	if (!err && (created.st_dev != there.st_dev || created.st_ino != there.st_ino))
+		err = -ESTALE;
+	if (!err && rmdir(path))
+		err = -errno;
+	return err;
+}
+
 /* A new file, never an existing one nor through a link: fd or -errno. */
 static int create_file(const struct tr_trace_dir *d, int at, const char *name)
 {
@@ -456,10 +470,28 @@ void tr_trace_dir_unlisten(const struct tr_trace_dir *d, int fd)
 		unlinkat(d->meta_fd, CONTROL, 0);
 }
 
+/*
+ * The control socket in the directory meta, opened as itself (O_PATH), not
+ * through a symbolic link put in its place: a descriptor, or -errno
+ * (-ENOTSOCK: something else is there).
+ */
+static int open_control(int meta)
+{
+	int fd = openat(meta, CONTROL, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+
+	if (fd < 0)
+		return -errno;
+	if (!fstat(fd, &st) && S_ISSOCK(st.st_mode))
+		return fd;
+	close(fd);
+	return -ENOTSOCK;
+}
+
 int tr_trace_dir_connect(const char *path)
 {
-	int dir = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC), meta, fd, err = 0;
-	struct sockaddr_un sa;
+	int dir = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC), meta, control, fd, err = 0;
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 
 	if (dir < 0)
 		return -errno;
@@ -467,11 +499,15 @@ int tr_trace_dir_connect(const char *path)
 	close(dir);
 	if (meta < 0)
 		return -errno;
+	control = open_control(meta);
+	close(meta);
+	if (control < 0)
+		return control;
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	control_address(&sa, meta);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "/proc/self/fd/%d", control);
 	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)))
 		err = -errno;
-	close(meta);
+	close(control);
 	if (err && fd >= 0)
 		close(fd);
 	return err ? err : fd;

@@ -38,6 +38,13 @@ struct tr_trace_dir {
 int tr_trace_dir_create(struct tr_trace_dir *d, const char *path, int replace,
 			char *why, size_t whylen);
 
+/*
+ * Remove the trace directory d created at path, and all it holds, if it
+ * holds only what a trace does and path is still it: 0, or -errno
+ * (-ENOTEMPTY: something else is in it, -ESTALE: path is another now).
+ */
+int tr_trace_dir_remove(const struct tr_trace_dir *d, const char *path);
+
 /* The CTF metadata file, created for writing. */
 FILE *tr_trace_dir_metadata(const struct tr_trace_dir *d);
 
@@ -96,7 +103,11 @@ int tr_trace_dir_listen(const struct tr_trace_dir *d);
 /* Close the control socket and remove it. */
 void tr_trace_dir_unlisten(const struct tr_trace_dir *d, int fd);
 
-/* Connect to the control socket of the recording writing into path: a descriptor, or -errno. */
+/*
+ * Connect to the control socket of the recording writing into path, the
+ * socket itself, never through a symbolic link in its place: a
+ * descriptor, or -errno (-ENOTSOCK: something else is there).
+ */
 int tr_trace_dir_connect(const char *path);
 
 /* Close (and unlock) the directory; closed or never opened is fine. */
