@@ -57,6 +57,15 @@ listening() {
 }
 check "listening as a recorder does: hanoi hands nobody nothing, root its 5 descriptions and buffers" listening
 
+# The socket a recorder gives its command is checked the same way: one
+# that nobody made, handed to a root hanoi, receives nothing.
+inherited() {
+	local received
+	received=$(unshare -n "$HOSTILE" pair "$HANOI" "$work/hanoi-pair" 2>"$work/pair.err" | sed -n 's/^received //p')
+	[ "$received" = 0 ] || { echo "# received $received"; diag "$work/pair.err"; return 1; }
+}
+check "TRACER_UST_FD, a socket pair nobody made: a root hanoi hands it nothing" inherited
+
 # The command hands its recorder a memfd, not sealed, then shrinks it once
 # the recorder has it: the recorder refused it, and is alive to say so.
 shrunk_under_record() {
@@ -104,31 +113,61 @@ hold_disguised() { # hold_disguised HOW (sets pid)
 		{ diag "$work/hold.out"; return 1; }
 }
 
-# Its end: how often it saw its file opened.
-opened() {
+# Its end (in this shell, which waits for it): opens, how often it saw its file opened.
+stop_holder() {
 	kill "$pid"
 	wait "$pid"
-	sed -n 's/^opened //p' "$work/hold.out"
+	opens=$(sed -n 's/^opened //p' "$work/hold.out")
 }
 
 fifo_dump() {
-	local status
+	local status opens
 	hold_disguised fifo || return 1
 	timeout 20 "$TRACER" ust dump "$pid" -o "$work/fifo-dump" 2>"$work/dump.err"
 	status=$?
-	[ "$status" = 0 ] && [ "$(opened)" = 0 ] &&
+	stop_holder
+	[ "$status" = 0 ] && [ "$opens" = 0 ] &&
 		grep -qx "tracer ust dump: 1 descriptors of process $pid were not libtracer-ust's sealed memory: refused, not read" \
 			"$work/dump.err" ||
 		{ echo "# exit $status (124: it hung)"; diag "$work/dump.err" "$work/hold.out"; return 1; }
 }
 check "ust dump: a FIFO behind a buffer's /proc link is not opened, no hang, refused" fifo_dump
 
+# Where the kernel has no pidfd_getfd() (before 5.6; here a seccomp filter
+# says ENOSYS), the link is opened instead, without blocking, and checked:
+# said in one line, no hang on the FIFO, and a real program still dumped.
+without_getfd() {
+	local status ticker opens i
+	hold_disguised fifo || return 1
+	timeout 20 "$HOSTILE" without-pidfd-getfd "$TRACER" ust dump "$pid" -o "$work/fifo-dump2" 2>"$work/dump.err"
+	status=$?
+	stop_holder
+	"$BUILD/tests/helpers/ustcheck" ticks 1000 10 2>/dev/null &
+	ticker=$!
+	# Until its first tick made its buffer, at most 10 s.
+	for i in $(seq 200); do
+		ls -l "/proc/$ticker/fd" 2>/dev/null | grep -q ' -> /memfd:tracer-ust (deleted)$' && break
+		sleep 0.05
+	done
+	"$HOSTILE" without-pidfd-getfd "$TRACER" ust dump "$ticker" -o "$work/ticks-dump" 2>>"$work/dump.err"
+	kill "$ticker"
+	wait "$ticker"
+	[ "$status" = 0 ] &&
+		[ "$(grep -c "^tracer ust dump: note: this kernel cannot hand over another process's descriptors (pidfd_getfd, Linux 5.6): libtracer-ust's are opened through /proc, then checked$" "$work/dump.err")" = 2 ] &&
+		grep -qx "tracer ust dump: 1 descriptors of process $pid were not libtracer-ust's sealed memory: refused, not read" \
+			"$work/dump.err" &&
+		grep -q "^tracer ust dump: [1-9][0-9]* events of process $ticker (1 buffers)" "$work/dump.err" ||
+		{ echo "# exit $status (124: it hung)"; diag "$work/dump.err"; return 1; }
+}
+check "without pidfd_getfd: said once, a FIFO behind the link refused without a hang, a program dumped" without_getfd
+
 file_record() {
-	local status
+	local status opens
 	hold_disguised file || return 1
 	"$TRACER" record -e 'ust:*:*' -p "$pid" --duration 1 -o "$work/file-rec" >/dev/null 2>"$work/rec.err"
 	status=$?
-	[ "$status" = 0 ] && [ "$(opened)" = 0 ] &&
+	stop_holder
+	[ "$status" = 0 ] && [ "$opens" = 0 ] &&
 		grep -qx "  user space: 1 descriptors handed over or found were not libtracer-ust's sealed memory: refused, not read" \
 			"$work/rec.err" ||
 		{ echo "# exit $status"; diag "$work/rec.err" "$work/hold.out"; return 1; }

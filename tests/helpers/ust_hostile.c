@@ -8,6 +8,13 @@
  *				take the registry's address first (ust/handoff.h), as a
  *				datagram socket or a listening sequenced-packet one; say
  *				"ready"; on SIGTERM, "received N": the descriptors sent to it
+ *	ust_hostile pair PROGRAM ARGS...
+ *				run PROGRAM (as root) with TRACER_UST_FD the end of a
+ *				socket pair made as nobody (effective uid 65534):
+ *				"received N", the descriptors it handed over
+ *	ust_hostile without-pidfd-getfd PROGRAM ARGS...
+ *				run PROGRAM where pidfd_getfd() fails with ENOSYS, as
+ *				on kernels before 5.6
  *	ust_hostile shrink	hand a buffer's memfd, not sealed, to the recorder that
  *				started it (TRACER_UST_FD); once the recorder received it,
  *				shrink it to nothing, and end
@@ -29,17 +36,24 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <linux/sockios.h>
 #include <sys/inotify.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <tracer/ringbuf.h>
 #include <tracer/ust.h>
 
@@ -141,6 +155,55 @@ static int squat(const char *type)
 	}
 	printf("received %d\n", received);
 	return 0;
+}
+
+static int pair(char **argv)
+{
+	char number[16];
+	int sv[2], status;
+	pid_t child;
+
+	if (seteuid(65534) || socketpair(AF_UNIX, SOCK_DGRAM, 0, sv) || seteuid(0)) {
+		perror("ust_hostile: pair");
+		return 1;
+	}
+	child = fork();
+	if (child == 0) {
+		close(sv[0]);
+		snprintf(number, sizeof(number), "%d", sv[1]);
+		setenv(UST_HANDOFF_ENV, number, 1);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	close(sv[1]);
+	if (child < 0 || waitpid(child, &status, 0) != child || status) {
+		fprintf(stderr, "ust_hostile: %s failed\n", argv[0]);
+		return 1;
+	}
+	printf("received %d\n", drain_fds(sv[0]));
+	return 0;
+}
+
+static int without_pidfd_getfd(char **argv)
+{
+	struct sock_filter code[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_pidfd_getfd, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = sizeof(code) / sizeof(code[0]), .filter = code };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog)) {
+		perror("ust_hostile: seccomp");
+		return 1;
+	}
+	execvp(argv[0], argv);
+	perror(argv[0]);
+	return 127;
 }
 
 static int send_buffer(int sock, int fd)
@@ -287,6 +350,10 @@ int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "squat"))
 		return squat(argv[2]);
+	if (argc >= 3 && !strcmp(argv[1], "pair"))
+		return pair(argv + 2);
+	if (argc >= 3 && !strcmp(argv[1], "without-pidfd-getfd"))
+		return without_pidfd_getfd(argv + 2);
 	if (argc == 2 && !strcmp(argv[1], "shrink"))
 		return shrink();
 	if (argc == 2 && !strcmp(argv[1], "unsealed"))
@@ -295,6 +362,6 @@ int main(int argc, char **argv)
 		return hold(argv[2]);
 	if (argc == 4 && !strcmp(argv[1], "rewrite"))
 		return rewrite(atol(argv[2]), argv[3]);
-	fprintf(stderr, "usage: ust_hostile squat dgram|seqpacket | shrink | unsealed | hold FILE | rewrite N DIR\n");
+	fprintf(stderr, "usage: ust_hostile squat dgram|seqpacket | pair PROGRAM... | without-pidfd-getfd PROGRAM... | shrink | unsealed | hold FILE | rewrite N DIR\n");
 	return 2;
 }
