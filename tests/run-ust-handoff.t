@@ -2,11 +2,12 @@
 # libtracer-ust's handoff is a privilege boundary (issue 32): the recorder
 # (tracer record, tracer ust dump) runs as root, and programs linked with
 # the library, or their users, may be hostile.  A user who takes the
-# registry's address first receives nothing from root's programs; a
-# memfd shrunk under a recorder's mapping kills neither record nor ust
-# dump; a descriptor a program swaps behind its /proc link is never
-# opened by root (no hang on a FIFO); and a rewritten sub-buffer table
-# does not make the library's writer write outside its buffer.
+# registry's address first, or makes the socket a root program inherits,
+# receives nothing from it; a memfd shrunk under a recorder's mapping
+# kills neither record nor ust dump; a descriptor a program swaps behind
+# its /proc link is never opened by root (no hang on a FIFO), with or
+# without pidfd_getfd(); and a rewritten sub-buffer table makes neither
+# the library's writer nor its dump step outside the buffer.
 set -u
 TEST_NAME=ust-handoff
 . "$(dirname "$0")/lib.sh"
