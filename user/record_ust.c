@@ -15,6 +15,13 @@
  * started before the recording are found too, without their help.  Once
  * mapped here, the buffers of a program that ends are read to the end.
  *
+ * Trusting none of it.  We run as root; the programs and their users may
+ * be hostile.  A descriptor found through /proc is taken from the
+ * process (pidfd_getfd()), never reopened by a path it could swap; and
+ * whatever is handed over or taken is used only if it is a memfd sealed
+ * at its size (library_memfd()), which no program can shrink under our
+ * mapping to kill us with SIGBUS.
+ *
  * Reading them.  Each buffer is mapped and read with the protocol's get
  * and put, as the kernel's are (ringbuf.h).  Only a buffer's thread may
  * close its open sub-buffer, so at the end of the recording the records
@@ -48,7 +55,10 @@
 #include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/pidfd.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
 #include <time.h>
 #include <unistd.h>
 #include <event-parse.h>
@@ -61,6 +71,7 @@
 #include "ust/handoff.h"
 
 #define SCAN_NS		200000000ull	/* 200 ms */
+#define MAX_PEERS	256		/* programs connected to the registry at once */
 #define MAX_FIELDS	64
 #define NO_CLASS	(~0u)
 #define BUFFER_LINK	"/memfd:" UST_BUFFER_MEMFD " (deleted)"
@@ -107,6 +118,8 @@ struct rec_ust {
 	unsigned int nbufs;
 	ino_t *metas;			/* descriptions read, by inode */
 	unsigned int nmetas;
+	ino_t *refused;			/* descriptors not the library's memory, by inode */
+	unsigned int nrefused;
 	struct tep_handle *tep;
 	__u64 next_scan;
 	char *copy, *out;		/* a packet copied, and rewritten */
@@ -119,6 +132,10 @@ struct rec_ust {
 	int child_sock;			/* ... its end, until the command has it */
 	int wake;			/* the eventfd its writers add to, or -1 */
 	int registry;			/* -a, -p: where other programs hand theirs, or -1 */
+	int *peers;			/* ... the programs connected to it */
+	unsigned int npeers;
+	int said_full;			/* ... that more than MAX_PEERS connected, once */
+	int said_no_getfd;		/* that descriptors are opened by path instead, once */
 };
 
 static int add_pattern(struct rec_ust *u, const char *pattern)
@@ -222,14 +239,15 @@ static int append_at(int dir_fd, const char *name, const char *text, size_t len)
 
 /*
  * -a, -p: the abstract address programs started while we record hand
- * their memory to (ust/handoff.h).  One recorder at a time has it; another
+ * their memory to (ust/handoff.h), listened on: a program checks our
+ * credentials when it connects.  One recorder at a time has it; another
  * finds new programs by its scans only, and says so.
  */
 static int open_registry(struct session *s)
 {
 	struct sockaddr_un addr;
 	socklen_t len = ust_registry_address(&addr);
-	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0), on = 1;
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0), on = 1;
 
 	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &on, sizeof(on))) {
 		int err = -errno;
@@ -238,7 +256,7 @@ static int open_registry(struct session *s)
 			close(fd);
 		return err;
 	}
-	if (bind(fd, (struct sockaddr *)&addr, len)) {
+	if (bind(fd, (struct sockaddr *)&addr, len) || listen(fd, 64)) {
 		rec_say("note: another recorder receives libtracer-ust programs as they start (%s); "
 			"this one finds them every %llu ms", strerror(errno), SCAN_NS / 1000000);
 		close(fd);
@@ -455,6 +473,43 @@ static int known_meta(const struct rec_ust *u, ino_t ino)
 	return 0;
 }
 
+/* Count the descriptor of st as refused, once however often it is found. */
+static void note_refused(struct rec_ust *u, const struct stat *st)
+{
+	ino_t *refused;
+	unsigned int i;
+
+	for (i = 0; i < u->nrefused; i++)
+		if (u->refused[i] == st->st_ino)
+			return;
+	refused = realloc(u->refused, (u->nrefused + 1) * sizeof(*refused));
+	if (refused) {
+		u->refused = refused;
+		refused[u->nrefused++] = st->st_ino;
+	}
+}
+
+/*
+ * Whether fd is memory as the library makes it (ust/handoff.h): a memfd
+ * sealed at its size (st its size, then), so that no mapping of it can
+ * fault, however its program or user treats it.  Anything else handed
+ * over, or swapped in for it, is counted (note_refused()) and left.  The
+ * seals are read first: once they are set, the size fstat() gives holds.
+ */
+static int library_memfd(struct rec_ust *u, int fd, struct stat *st)
+{
+	int seals = fcntl(fd, F_GET_SEALS);
+	struct statfs fs;
+
+	if (fstat(fd, st))
+		return 0;
+	if (S_ISREG(st->st_mode) && seals >= 0 && (seals & UST_SEALS_NEEDED) == UST_SEALS_NEEDED &&
+	    !fstatfs(fd, &fs) && fs.f_type == TMPFS_MAGIC)
+		return 1;
+	note_refused(u, st);
+	return 0;
+}
+
 static void take_meta(struct session *s, pid_t pid, int fd)
 {
 	struct rec_ust *u = s->ust;
@@ -462,7 +517,8 @@ static void take_meta(struct session *s, pid_t pid, int fd)
 	ino_t *metas;
 	char *text;
 
-	if (fstat(fd, &st) || known_meta(u, st.st_ino) || st.st_size <= 0 || st.st_size > (64 << 20))
+	if (!library_memfd(u, fd, &st) || known_meta(u, st.st_ino) || st.st_size <= 0 ||
+	    st.st_size > (64 << 20))
 		return;
 	metas = realloc(u->metas, (u->nmetas + 1) * sizeof(*metas));
 	if (!metas)
@@ -510,8 +566,12 @@ static void take_buffer(struct session *s, pid_t pid, int fd)
 	void *region;
 	int attached;
 
-	if (fstat(fd, &st) || known_buffer(u, &st) || st.st_size < TR_CTL_SIZE)
+	if (!library_memfd(u, fd, &st) || known_buffer(u, &st))
 		return;
+	if (st.st_size < TR_CTL_SIZE) {
+		note_refused(u, &st);
+		return;
+	}
 	region = mmap(NULL, st.st_size, PROT_READ | (u->readonly ? 0 : PROT_WRITE), MAP_SHARED,
 		      fd, 0);
 	if (region == MAP_FAILED)
@@ -558,9 +618,32 @@ static void take_buffer(struct session *s, pid_t pid, int fd)
 }
 
 /*
- * Each of pid's descriptors that is the library's memory of this kind
- * (BUFFER_LINK, META_LINK), opened, to take (s NULL: only counted).
- * How many there are.
+ * The process's descriptor that link (/proc/PID/fd/N) shows, as one of
+ * ours, or -1; pidfd is the process's, or -errno from pidfd_open().  It
+ * is taken from the process itself (pidfd_getfd()): what it holds now,
+ * never a path it could swap after we read the link.  A kernel without
+ * pidfd_getfd() (before 5.6), or that refuses it (a security module, or
+ * Yama to a user who is not root), has the link opened instead, as
+ * nothing we could block on or take as our terminal; either way what we
+ * get is checked before it is used (library_memfd()).
+ */
+static int take_fd(struct rec_ust *u, int pidfd, const char *link, int number)
+{
+	int fd = pidfd >= 0 ? pidfd_getfd(pidfd, number, 0) : -1;
+	int err = pidfd >= 0 ? errno : -pidfd;
+
+	if (fd >= 0 || (err != ENOSYS && err != EPERM))
+		return fd;
+	if (err == ENOSYS && !u->said_no_getfd++)
+		rec_say("note: this kernel cannot hand over another process's descriptors (pidfd_getfd, Linux 5.6): "
+			"libtracer-ust's are opened through /proc, then checked");
+	return open(link, (u->readonly ? O_RDONLY : O_RDWR) | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+}
+
+/*
+ * Each of pid's descriptors that shows the library's memory of this kind
+ * (BUFFER_LINK, META_LINK), taken (take_fd()), to take (s NULL: only
+ * counted).  How many there are.
  */
 static unsigned int each_memfd(struct session *s, pid_t pid, const char *kind,
 			       void (*take)(struct session *s, pid_t pid, int fd))
@@ -568,8 +651,11 @@ static unsigned int each_memfd(struct session *s, pid_t pid, const char *kind,
 	char path[32], link[64], target[64];
 	unsigned int found = 0;
 	struct dirent *de;
+	int pidfd = s ? pidfd_open(pid, 0) : -1;
 	DIR *d;
 
+	if (s && pidfd < 0)
+		pidfd = -errno;
 	snprintf(path, sizeof(path), "/proc/%d/fd", pid);
 	d = opendir(path);
 	while (d && (de = readdir(d))) {
@@ -584,7 +670,7 @@ static unsigned int each_memfd(struct session *s, pid_t pid, const char *kind,
 		if (strcmp(target, kind))
 			continue;
 		found++;
-		fd = s ? open(link, (s->ust->readonly ? O_RDONLY : O_RDWR) | O_CLOEXEC) : -1;
+		fd = s ? take_fd(s->ust, pidfd, link, atoi(de->d_name)) : -1;
 		if (fd < 0)
 			continue;
 		take(s, pid, fd);
@@ -592,6 +678,8 @@ static unsigned int each_memfd(struct session *s, pid_t pid, const char *kind,
 	}
 	if (d)
 		closedir(d);
+	if (pidfd >= 0)
+		close(pidfd);
 	return found;
 }
 
@@ -673,29 +761,63 @@ void rec_ust_command_started(struct session *s)
 }
 
 /*
+ * The one descriptor a message received carries, or -1, and its sender's
+ * pid (0: not said).  A sender may attach several, each then ours: all
+ * are closed, none taken.
+ */
+static int message_fd(struct msghdr *msg, pid_t *pid)
+{
+	unsigned int count = 0;
+	struct cmsghdr *c;
+	int first = -1;
+
+	*pid = 0;
+	for (c = CMSG_FIRSTHDR(msg); c; c = CMSG_NXTHDR(msg, c)) {
+		size_t i, n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS)
+			*pid = ((struct ucred *)CMSG_DATA(c))->pid;
+		for (i = 0; c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS && i < n; i++) {
+			int fd;
+
+			memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+			if (count++)
+				close(fd);
+			else
+				first = fd;
+		}
+	}
+	if (count > 1)
+		close(first);
+	return count == 1 ? first : -1;
+}
+
+/*
  * What programs sent to sock: their descriptions and buffers.  The
  * command's socket is its processes' alone; the registry's senders may be
- * any process, in scope or not.
+ * any process, in scope or not.  Whether sock may have more later: 0
+ * once its program closed it and all was read, or it failed.
  */
-static void receive_from(struct session *s, int sock, int check_scope)
+static int receive_from(struct session *s, int sock, int check_scope)
 {
+	if (sock < 0)
+		return 0;
 	for (;;) {
 		char control[CMSG_SPACE(sizeof(struct ucred)) + CMSG_SPACE(sizeof(int))], kind;
 		struct iovec iov = { .iov_base = &kind, .iov_len = 1 };
 		struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control,
 				      .msg_controllen = sizeof(control) };
-		struct cmsghdr *c;
-		pid_t pid = 0;
-		int fd = -1;
+		ssize_t got = recvmsg(sock, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+		pid_t pid;
+		int fd;
 
-		if (sock < 0 || recvmsg(sock, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) != 1)
-			return;
-		for (c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
-			if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS)
-				pid = ((struct ucred *)CMSG_DATA(c))->pid;
-			if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
-			    c->cmsg_len == CMSG_LEN(sizeof(int)))
-				memcpy(&fd, CMSG_DATA(c), sizeof(int));
+		if (got < 0)
+			return errno == EAGAIN || errno == EINTR;
+		fd = message_fd(&msg, &pid);
+		if (got != 1) {
+			if (fd >= 0)
+				close(fd);
+			return 0;
 		}
 		if (pid > 0 && check_scope && !in_scope(s, pid))
 			pid = 0;
@@ -708,10 +830,49 @@ static void receive_from(struct session *s, int sock, int check_scope)
 	}
 }
 
+/*
+ * The programs that connected to the registry since the last call, kept
+ * to receive from.  Past MAX_PEERS at once, a program's connection is
+ * closed: it hands nothing over, and our scans find it.
+ */
+static void accept_peers(struct session *s)
+{
+	struct rec_ust *u = s->ust;
+	int fd;
+
+	while (u->registry >= 0 &&
+	       (fd = accept4(u->registry, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
+		int *peers = u->npeers < MAX_PEERS ?
+			     realloc(u->peers, (u->npeers + 1) * sizeof(*peers)) : NULL;
+
+		if (peers)
+			u->peers = peers;
+		if (!peers && !u->said_full++)
+			rec_say("note: more than %d programs connected at once; the others are found every %llu ms",
+				MAX_PEERS, SCAN_NS / 1000000);
+		if (!peers || tr_waiter_watch(&s->waiter, fd, EPOLLIN)) {
+			close(fd);
+			continue;
+		}
+		peers[u->npeers++] = fd;
+	}
+}
+
 static void receive(struct session *s)
 {
-	receive_from(s, s->ust->sock, 0);
-	receive_from(s, s->ust->registry, 1);
+	struct rec_ust *u = s->ust;
+	unsigned int i = 0;
+
+	receive_from(s, u->sock, 0);
+	accept_peers(s);
+	while (i < u->npeers) {
+		if (receive_from(s, u->peers[i], 1)) {
+			i++;
+			continue;
+		}
+		close(u->peers[i]);
+		u->peers[i] = u->peers[--u->npeers];
+	}
 }
 
 /* --- Reading buffers ---------------------------------------------------------- */
@@ -929,6 +1090,9 @@ int tr_ust_dump(pid_t pid, const char *output, int force)
 		if (!d.b->damaged)
 			s.write_error = tr_ubuf_snapshot(&d.b->rb, u->copy, snapshot_packet, &d);
 	}
+	if (!err && u->nrefused)
+		rec_say("%u descriptors of process %d were not libtracer-ust's sealed memory: refused, not read",
+			u->nrefused, pid);
 	if (!err && s.write_error) {
 		rec_say("writing %s failed: %s", output, strerror(-s.write_error));
 		err = s.write_error;
@@ -991,6 +1155,9 @@ void rec_ust_summary(const struct session *s)
 	if (damaged)
 		fprintf(stderr, "  user space: %u buffers not read (their tables were not a buffer's): what they held is not counted\n",
 			damaged);
+	if (u->nrefused)
+		fprintf(stderr, "  user space: %u descriptors handed over or found were not libtracer-ust's sealed memory: refused, not read\n",
+			u->nrefused);
 	if (!u->nbufs)
 		fprintf(stderr, "  user space: no process linked with libtracer-ust was found in the recording's scope (the command, -p PID, or -a)\n");
 	else
@@ -1012,6 +1179,8 @@ void rec_ust_close(struct session *s)
 		close(u->wake);
 	if (u->registry >= 0)
 		close(u->registry);
+	for (i = 0; i < u->npeers; i++)
+		close(u->peers[i]);
 	for (i = 0; i < u->nbufs; i++) {
 		munmap(u->bufs[i].region, u->bufs[i].size);
 		if (u->bufs[i].fd >= 0)
@@ -1025,6 +1194,8 @@ void rec_ust_close(struct session *s)
 	free(u->events);
 	free(u->classes);
 	free(u->metas);
+	free(u->refused);
+	free(u->peers);
 	free(u->pids);
 	free(u->patterns);
 	free(u->matched);

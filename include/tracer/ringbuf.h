@@ -319,6 +319,20 @@ static inline int trb_init(struct trb_buf *b, void *region,
 /* --- Writer ------------------------------------------------------------- */
 
 /*
+ * The physical sub-buffer a table entry names, as a writer takes it: the
+ * table may be shared with another process (libtracer-ust's buffers are a
+ * recorder's too), which may have rewritten it, so a number past the
+ * buffer's last physical sub-buffer (the spare, number nsubbuf) is taken
+ * as that one.  Whatever the table says, a writer stays inside its region.
+ */
+static inline __u32 trb_writer_phys(const struct trb_buf *b, __u64 id)
+{
+	__u32 phys = trb_sbid_phys(id), last = 1u << b->nsubbuf_order;
+
+	return phys <= last ? phys : last;
+}
+
+/*
  * Take a reference on the sub-buffer at pos's index (I6) and return its
  * address.  The sub-buffer cannot be taken by the reader afterwards until
  * it is delivered again.
@@ -337,7 +351,7 @@ static inline char *trb_writer_subbuf(const struct trb_buf *b, __u64 pos,
 		else
 			id = seen;
 	}
-	*phys = trb_sbid_phys(id);
+	*phys = trb_writer_phys(b, id);
 	return trb_phys_addr(b, *phys);
 }
 
@@ -372,7 +386,7 @@ static inline void trb_deliver(const struct trb_buf *b, __u32 idx, __u64 pos,
 			       __u64 cc)
 {
 	struct tr_buf_ctl *ctl = b->ctl;
-	__u32 phys = trb_sbid_phys(trb_read(&ctl->sbid[idx]));
+	__u32 phys = trb_writer_phys(b, trb_read(&ctl->sbid[idx]));
 	struct tr_record_counters *rc = &ctl->records[phys];
 
 	trb_local_add(&ctl->records_overrun, trb_read(&rc->unread));

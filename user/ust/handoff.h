@@ -7,6 +7,7 @@
 #ifndef TRACER_UST_HANDOFF_H
 #define TRACER_UST_HANDOFF_H
 
+#include <fcntl.h>
 #include <stddef.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -15,6 +16,17 @@
 /* memfd names, seen in /proc/PID/fd as "/memfd:NAME (deleted)". */
 #define UST_BUFFER_MEMFD	"tracer-ust"		/* a buffer (layout.h's region) */
 #define UST_META_MEMFD		"tracer-ust-meta"	/* .tracer/events's text, the process's ids */
+
+/*
+ * Each memfd is sealed at its size before it is handed over: a recorder
+ * maps it, and a file that shrank under a mapping would kill the
+ * recorder with SIGBUS at its next read.  A recorder takes no memfd
+ * without UST_SEALS_NEEDED; the descriptions are sealed against writes
+ * too, being written once.
+ */
+#define UST_SEALS_NEEDED	(F_SEAL_SHRINK | F_SEAL_GROW)
+#define UST_BUFFER_SEALS	(UST_SEALS_NEEDED | F_SEAL_SEAL)
+#define UST_META_SEALS		(UST_SEALS_NEEDED | F_SEAL_WRITE | F_SEAL_SEAL)
 
 /* The recorder's datagram socket a command it starts inherits, by number. */
 #define UST_HANDOFF_ENV		"TRACER_UST_FD"
@@ -29,9 +41,14 @@
 
 /*
  * Where a program that no recorder started hands its memory: a recorder
- * of -a or -p binds this abstract datagram address, so that programs
- * started while it records are read from their first event, however
- * short they live.  Programs started before it are found through /proc.
+ * of -a or -p listens on this abstract address, a sequenced-packet
+ * socket, so that programs started while it records are read from their
+ * first event, however short they live.  Programs started before it are
+ * found through /proc.  Any user may take an abstract address first, so
+ * a program connects, and hands its memory over only if the listener's
+ * credentials (SO_PEERCRED, which a datagram socket has not) are root's
+ * or its own effective user's; the same holds for the socket a recorder
+ * gives its command.
  */
 #define UST_REGISTRY_NAME	"tracer-ust-registry"
 
@@ -43,7 +60,7 @@ static inline socklen_t ust_registry_address(struct sockaddr_un *addr)
 	return offsetof(struct sockaddr_un, sun_path) + sizeof(UST_REGISTRY_NAME);
 }
 
-/* Each datagram: one of these bytes, and the memfd (SCM_RIGHTS). */
+/* Each message: one of these bytes, and the memfd (SCM_RIGHTS). */
 #define UST_HANDOFF_META	'm'
 #define UST_HANDOFF_BUFFER	'b'
 

@@ -20,6 +20,7 @@
 #define _GNU_SOURCE
 #define TRB_LOCAL_THREAD
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -163,8 +164,9 @@ static struct ust_buffer *create(unsigned int channel, int tid)
 	if (b == MAP_FAILED)
 		return NULL;
 	b->region_size = TR_BUF_REGION_SIZE(cfg.subbuf_size, cfg.nsubbuf);
-	b->fd = memfd_create(UST_BUFFER_MEMFD, MFD_CLOEXEC);
-	if (b->fd < 0 || ftruncate(b->fd, b->region_size))
+	b->fd = memfd_create(UST_BUFFER_MEMFD, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (b->fd < 0 || ftruncate(b->fd, b->region_size) ||
+	    fcntl(b->fd, F_ADD_SEALS, UST_BUFFER_SEALS))
 		goto fail;
 	/* Populated now: a writer never takes a page fault into this memory. */
 	b->region = mmap(NULL, b->region_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,

@@ -83,6 +83,8 @@ static int stream_file(struct stream *s)
  * Write the packet at pos, without the records an earlier dump took from
  * it (those before dumped_to): then the packet is remade in scratch, its
  * header followed by the later records from their 8-byte alignment on.
+ * Its sizes are shared memory, which whoever holds the memfd may have
+ * rewritten: sizes past the sub-buffer are -EPROTO, never copied.
  */
 static int write_packet(struct stream *s, __u64 pos, const char *packet)
 {
@@ -91,6 +93,9 @@ static int write_packet(struct stream *s, __u64 pos, const char *packet)
 	struct tr_packet_header *copy;
 	int err = stream_file(s);
 
+	if (!err && (content < sizeof(*h) || content > s->b->rb.subbuf_size ||
+		     h->packet_size / 8 > s->b->rb.subbuf_size))
+		err = -EPROTO;
 	if (err || s->b->dumped_to <= pos || trb_sb_trunc(&s->b->rb, s->b->dumped_to) != pos)
 		return err ?: tr_ctf_write_packet(s->fd, packet);
 	skip = trb_record_align(s->b->dumped_to) - pos;
@@ -153,6 +158,14 @@ static int snapshot_buffer(struct stream *s)
 	return tr_ubuf_snapshot(&s->b->rb, s->scratch, snapshot_packet, s);
 }
 
+/* Whether the sub-buffer at packet lies inside b's region (its table may have been rewritten). */
+static int inside(const struct ust_buffer *b, const char *packet)
+{
+	const char *data = (const char *)b->region + TR_CTL_SIZE;
+
+	return packet >= data && packet + b->rb.subbuf_size <= (const char *)b->region + b->region_size;
+}
+
 /*
  * Discard mode: the dump is the buffer's reader, and consumes what it
  * writes; the open sub-buffer's records it copies are left out of the
@@ -167,7 +180,7 @@ static int drain_buffer(struct stream *s)
 	__u64 pos;
 
 	while (!err && !trb_get_subbuf(rb, &pos, &packet)) {
-		err = write_packet(s, pos, packet);
+		err = inside(s->b, packet) ? write_packet(s, pos, packet) : -EPROTO;
 		trb_put_subbuf(rb, pos);
 	}
 	content = err ? 0 : copy_open(s, &pos);

@@ -2,10 +2,12 @@
 /*
  * Handing the buffers to a recorder: `tracer record -e ust:... -- CMD`
  * gives its command (and what that starts) a datagram socket,
- * TRACER_UST_FD in the environment; a recorder of -a or -p binds
+ * TRACER_UST_FD in the environment; a recorder of -a or -p listens on
  * UST_REGISTRY_NAME, which any other program started while it records
- * connects to.  Each buffer and event description made is sent there as
- * it is made (its memfd, with SCM_RIGHTS; the kernel adds this process's
+ * connects to.  Either is used only if its peer is root's or this
+ * process's user's (trusted_peer()): anyone may take the address first.
+ * Each buffer and event description made is sent there as it is made
+ * (its memfd, with SCM_RIGHTS; the kernel adds this process's
  * credentials).  The recorder then holds the memory, so it reads even a
  * program that lived for a millisecond to its last record.  Programs
  * started before it, it finds itself, through /proc (user/record_ust.c).
@@ -50,14 +52,30 @@ static int is_eventfd(int fd)
 	return n == sizeof(UST_WAKE_LINK) - 1 && !memcmp(link, UST_WAKE_LINK, n);
 }
 
-/* A recorder's registry, connected, or -1 when none records. */
+/*
+ * Whether the process at the other end of socket fd may have this one's
+ * memory: it is root's, or this process's effective user's (handoff.h).
+ * A socket with no peer credentials (a datagram socket that connected)
+ * is not.
+ */
+static int trusted_peer(int fd)
+{
+	struct ucred peer;
+	socklen_t len = sizeof(peer);
+
+	return !getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &len) && len == sizeof(peer) &&
+	       peer.pid > 0 && (peer.uid == 0 || peer.uid == geteuid());
+}
+
+/* A recorder's registry, connected, or -1 when none we trust records. */
 static int registry(void)
 {
 	struct sockaddr_un addr;
 	socklen_t len = ust_registry_address(&addr);
-	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	/* Non-blocking: a recorder whose queue of connections is full is not waited for. */
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 
-	if (fd >= 0 && connect(fd, (struct sockaddr *)&addr, len)) {
+	if (fd >= 0 && (connect(fd, (struct sockaddr *)&addr, len) || !trusted_peer(fd))) {
 		close(fd);
 		fd = -1;
 	}
@@ -69,7 +87,7 @@ void ust_handoff_init(void)
 	int fd = inherited_fd(UST_HANDOFF_ENV), saved = errno;
 	struct stat st;
 
-	if (fd < 0 || fstat(fd, &st) || !S_ISSOCK(st.st_mode)) {
+	if (fd < 0 || fstat(fd, &st) || !S_ISSOCK(st.st_mode) || !trusted_peer(fd)) {
 		recorder_fd = registry();
 		send_flags |= MSG_DONTWAIT;
 		errno = saved;

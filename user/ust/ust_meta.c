@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include <ctype.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -273,11 +274,12 @@ static char *channels_text(void)
 void ust_texts_publish(const struct ust_texts *t)
 {
 	static int published = -1;
-	int fd = memfd_create(UST_META_MEMFD, MFD_CLOEXEC);
+	int fd = memfd_create(UST_META_MEMFD, MFD_CLOEXEC | MFD_ALLOW_SEALING);
 
 	if (fd < 0)
 		return;
-	if (tr_ctf_write_all(fd, t->events, strlen(t->events))) {
+	if (tr_ctf_write_all(fd, t->events, strlen(t->events)) ||
+	    fcntl(fd, F_ADD_SEALS, UST_META_SEALS)) {
 		close(fd);
 		return;
 	}
