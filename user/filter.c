@@ -24,11 +24,12 @@ struct parser {
 	char *why;
 	size_t whylen;
 	int failed;
+	unsigned int nesting;		/* '(' and '!' open around the next character */
 };
 
 /* A field as a comparison reads it. */
 struct operand {
-	struct tr_filter_insn insn;	/* src, size, offset, is_signed */
+	struct tr_filter_insn insn;	/* src, size or chars, offset, is_signed */
 	int is_string;
 };
 
@@ -122,13 +123,16 @@ static int string_field(struct parser *p, const char *where, const struct tep_fo
 {
 	o->is_string = 1;
 	o->insn.offset = f->offset;
+	if (f->offset < 0 || f->offset > 0xffff || f->size < 0 || f->size > TR_FILTER_FIELD_MAX)
+		return fail(p, where, "'%s' (%s) lies beyond the first %d bytes of the record, which filters read",
+			    f->name, f->type, TR_FILTER_FIELD_MAX + 1);
 	if (f->flags & TEP_FIELD_IS_DYNAMIC) {
 		o->insn.src = f->flags & TEP_FIELD_IS_RELATIVE ? TR_FSRC_REL_LOC : TR_FSRC_DATA_LOC;
 		return 0;
 	}
 	if (f->flags & TEP_FIELD_IS_ARRAY) {
 		o->insn.src = TR_FSRC_CHARS;
-		o->insn.size = f->size < TR_FILTER_STR ? f->size : TR_FILTER_STR;
+		o->insn.chars = f->size;
 		return 0;
 	}
 	return fail(p, where, "'%s' (%s) points to a string outside the record, which filters cannot read",
