@@ -248,4 +248,12 @@ for length in 87 300; do
 	done
 done
 
+# Nesting is bounded: the parser recursed once per '(' and '!', and these crashed it.
+check "--filter of 30,000 '(': refused in one line, no crash" \
+	refused 2 "^tracer record: --filter '\({80}\.\.\.': column 65: more than 64 '\(' and '!' one inside another\$" \
+	record -o "$out" -e syscalls:sys_enter_lseek --filter "$(printf '(%.0s' $(seq 30000))" -- true
+check "--filter of 100,000 '!': refused in one line, no crash" \
+	refused 2 "^tracer record: --filter '!{80}\.\.\.': column 65: more than 64 '\(' and '!' one inside another\$" \
+	record -o "$out" -e syscalls:sys_enter_lseek --filter "$(printf '!%.0s' $(seq 100000))offset == 1" -- true
+
 echo "1..$n"

@@ -16,6 +16,12 @@
 #include "filter.h"
 #include "names.h"
 
+/*
+ * '(' and '!' one inside another, at most: twice what a program of
+ * TR_FILTER_MAX_INSNS can use, and a bound on the parser's recursion.
+ */
+#define MAX_NESTING	(2 * TR_FILTER_MAX_INSNS)
+
 struct parser {
 	const char *text;
 	const char *at;			/* next character to read */
@@ -318,6 +324,31 @@ static int parse_comparison(struct parser *p)
 
 static int parse_or(struct parser *p);
 
+static int parse_unary(struct parser *p);
+
+/* '!' at where, then what it negates. */
+static int parse_not(struct parser *p, const char *where)
+{
+	int err;
+
+	p->at++;
+	err = parse_unary(p);
+	return err ? err : emit_op(p, TR_FOP_NOT, where);
+}
+
+/* '(' at where, an expression, ')'. */
+static int parse_parens(struct parser *p, const char *where)
+{
+	int err;
+
+	p->at++;
+	err = parse_or(p);
+	if (!err && !accept(p, ")"))
+		return fail(p, p->at, "')' expected, to close the '(' at column %d",
+			    (int)(where - p->text) + 1);
+	return err;
+}
+
 static int parse_unary(struct parser *p)
 {
 	const char *where;
@@ -325,19 +356,14 @@ static int parse_unary(struct parser *p)
 
 	skip_space(p);
 	where = p->at;
-	if (*p->at == '!' && p->at[1] != '=') {
-		p->at++;
-		err = parse_unary(p);
-		return err ? err : emit_op(p, TR_FOP_NOT, where);
-	}
-	if (accept(p, "(")) {
-		err = parse_or(p);
-		if (!err && !accept(p, ")"))
-			return fail(p, p->at, "')' expected, to close the '(' at column %d",
-				    (int)(where - p->text) + 1);
-		return err;
-	}
-	return parse_comparison(p);
+	if ((*where != '!' || where[1] == '=') && *where != '(')
+		return parse_comparison(p);
+	if (p->nesting == MAX_NESTING)
+		return fail(p, where, "more than %d '(' and '!' one inside another", MAX_NESTING);
+	p->nesting++;
+	err = *where == '!' ? parse_not(p, where) : parse_parens(p, where);
+	p->nesting--;
+	return err;
 }
 
 /* operand (OP operand)*, each OP emitted after its right operand */
