@@ -10,7 +10,11 @@
  * tracepoint's buffer or, for system calls, one the program built on its
  * stack, and offsets come from a map.  The common header is read from a
  * copy of the record's as it will be written (its pid, flags and preempt
- * count are the program's, not the kernel's raw ones).
+ * count are the program's, not the kernel's raw ones).  A string field is
+ * compared whole, however long, as ftrace compares it: through a window
+ * of TR_FILTER_STR of its bytes, moved when the matcher steps outside it
+ * ('~' backtracks at most one pattern's length behind, so it moves
+ * seldom).
  *
  * The interpreter's state (the boolean stack, the matcher's positions)
  * lives in a per-CPU map value, not on the BPF stack: the verifier tracks
@@ -38,8 +42,11 @@ struct {
 	__uint(max_entries, 1);			/* set by the loader: events */
 } tr_filters SEC(".maps");
 
-/* Worst case of the glob matcher: each backtrack rescans the string once. */
-#define GLOB_STEPS	(TR_FILTER_STR * (TR_FILTER_STR + 1))
+/*
+ * Worst case of the glob matcher: between two backtracks (one per byte of
+ * the field at most) it moves forward through the pattern, once.
+ */
+#define GLOB_STEPS	(TR_FILTER_STR * (TR_FILTER_FIELD_MAX + 2))
 #define STR_MASK	(TR_FILTER_STR - 1)
 
 #define TR_FILTER_SLOT_TRACEPOINT	0
@@ -54,9 +61,12 @@ struct filter_run {
 	__u32 depth;			/* booleans on the stack */
 	__u64 stack;			/* the top in bit 0 */
 	bool malformed;
-	/* A string comparison: the field's string and the operand. */
-	char str[TR_FILTER_STR];
+	/* A string comparison: the operand, and the field's string. */
 	char pat[TR_FILTER_STR];
+	char str[TR_FILTER_STR];	/* its bytes from win on (as many as it has) */
+	__u64 addr;			/* where it is; COMM's is all in str */
+	__u32 len;			/* its bytes: it ends there, or at a NUL */
+	__u32 win;
 	/* The glob matcher: positions in pat and str, and the last '*'. */
 	__s32 p, s, star_p, star_s;
 	bool match;
@@ -115,16 +125,28 @@ static __always_inline bool compare_int(const struct filter_ctx *fc,
 	}
 }
 
-/* The field's string into run->str, NUL-terminated, at most STR_MASK bytes. */
+/* The field string's bytes from at (< run->len) into run->str. */
+static __always_inline void load_window(struct filter_run *run, __u32 at)
+{
+	__u32 n = run->len - at;
+
+	if (n > TR_FILTER_STR)
+		n = TR_FILTER_STR;
+	run->win = at;
+	bpf_probe_read_kernel(run->str, n, (const void *)(long)(run->addr + at));
+}
+
+/* Where the field's string is, how long, and its first bytes in the window. */
 static __always_inline void read_str(const struct filter_ctx *fc,
 				     const struct tr_filter_insn *insn)
 {
 	struct filter_run *run = fc->run;
 	const void *base = field_base(fc, insn->offset);
-	__u32 n = insn->size, loc = 0, at = insn->offset;
+	__u32 n = insn->chars, loc = 0, at = insn->offset;
 
-	run->str[0] = 0;
+	run->win = 0;
 	if (insn->src == TR_FSRC_COMM) {
+		run->len = 16;
 		bpf_get_current_comm(run->str, 16);
 		return;
 	}
@@ -133,23 +155,36 @@ static __always_inline void read_str(const struct filter_ctx *fc,
 		n = loc >> 16;
 		at = (loc & 0xffff) + (insn->src == TR_FSRC_REL_LOC ? at + sizeof(loc) : 0);
 	}
-	if (n > STR_MASK)
-		n = STR_MASK;
-	bpf_probe_read_kernel(run->str, n, base + at);
-	run->str[n & STR_MASK] = 0;
+	run->addr = (long)(base + at);
+	run->len = n;
+	if (n)
+		load_window(run, 0);
 }
 
+/* The field string's byte at s, 0 past its end; the window moved to s if s is outside it. */
+static __always_inline char char_at(struct filter_run *run, __s32 s)
+{
+	if (s < 0 || (__u32)s >= run->len)
+		return 0;
+	if ((__u32)s < run->win || (__u32)s - run->win >= TR_FILTER_STR)
+		load_window(run, s);
+	return run->str[(s - run->win) & STR_MASK];
+}
+
+/* The window is at 0, and the operand ends within it: no byte past it can be equal. */
 static __always_inline bool str_equal(const struct filter_run *run)
 {
 	int k;
 
 	for (k = 0; k < TR_FILTER_STR; k++) {
-		if (run->str[k] != run->pat[k])
+		char c = (__u32)k < run->len ? run->str[k] : 0;
+
+		if (c != run->pat[k])
 			return false;
-		if (!run->str[k])
+		if (!c)
 			return true;
 	}
-	return true;
+	return false;
 }
 
 /*
@@ -160,7 +195,7 @@ static long glob_step(__u64 i, void *ctx)
 {
 	struct filter_run *r = ((struct filter_ctx *)ctx)->run;
 	char pc = r->p >= 0 && r->p < TR_FILTER_STR ? r->pat[r->p & STR_MASK] : 0;
-	char sc = r->s >= 0 && r->s < TR_FILTER_STR ? r->str[r->s & STR_MASK] : 0;
+	char sc = char_at(r, r->s);
 
 	if (pc == '*') {
 		r->star_p = r->p++;

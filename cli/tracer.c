@@ -84,7 +84,7 @@ static const char usage_record[] =
 "                         net://RELAY/host/HOST/SESSION) see each packet as it is flushed\n"
 "  -v, --verbose          show libbpf's messages (verifier logs when loading fails)\n"
 "With a command, the exit status is the command's (128 + N when signal N ended it); 1 when\n"
-"writing failed, or the relay went away (what reached it stays readable, -o's trace is whole).\n"
+"writing failed, or the relay failed (what reached it stays readable, -o's trace is whole).\n"
 "Other tools (perf stat, perf record) see the same tracepoints while tracer records them.\n"
 "Events the kernel skips (a BPF program already running on that CPU) are counted as lost.\n";
 

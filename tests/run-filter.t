@@ -4,8 +4,9 @@
 # the workload's definition says, what tracer recorded, and what the
 # kernel's own filter passed in an ftrace instance of this test's, with
 # the same expression, at the same time.  Then bad filters: one line
-# naming the column, exit 2, no trace written.  Leaves tracefs mounted or
-# not, as it found it.
+# naming the column, exit 2, no trace written; strings longer than the
+# operands, against the same instance.  Leaves tracefs mounted or not, as
+# it found it.
 set -u
 TEST_NAME=filter
 . "$(dirname "$0")/lib.sh"
@@ -190,5 +191,69 @@ check "a filter applies to every event of a glob, and names the one that lacks i
 check "--filter before any -e is refused" \
 	refused 2 "it filters the events of the -e before it, and none came before" \
 	record --filter 'x == 1' -e sched:sched_switch -o "$out"
+
+# --- strings longer than a filter's operands -----------------------------------------
+
+# A copy of true at a path of LENGTH bytes ($work/ddd.../mytrue, directories
+# of 100 bytes at most), printed.
+long_true() { # long_true LENGTH
+	local n=$(($1 - ${#work} - 8)) dirs=
+	while [ "$n" -gt 100 ]; do
+		dirs+=$(printf 'd%.0s' $(seq 99))/
+		n=$((n - 100))
+	done
+	dirs+=$(printf 'd%.0s' $(seq "$n"))
+	mkdir -p "$work/$dirs" && cp "$(type -P true)" "$work/$dirs/mytrue" && echo "$work/$dirs/mytrue"
+}
+
+# The counts of sched_process_exec under FILTER in tracer's recording of
+# PATH's exec and in the instance at the same time.  Prints "tracer ftrace".
+exec_count() { # exec_count PATH FILTER
+	local dir=$instance/events/sched/sched_process_exec out=$work/x$n ours theirs
+	echo "$2" >"$dir/filter" || return 1
+	echo >"$instance/trace"
+	echo 1 >"$dir/enable"
+	"$TRACER" record -o "$out" -e sched:sched_process_exec --filter "$2" -- "$1" 2>"$out.log" ||
+		{ echo 0 >"$dir/enable"; echo 0 >"$dir/filter"; diag "$out.log"; return 1; }
+	echo 0 >"$dir/enable"
+	echo 0 >"$dir/filter"
+	ours=$("$TRACER" report "$out" | grep -c ':sched_process_exec: ')
+	theirs=$(grep -vc '^#' "$instance/trace")
+	echo "$ours $theirs"
+}
+
+exec_agrees() { # exec_agrees PATH FILTER EXPECTED
+	local got
+	got=$(exec_count "$1" "$2") && [ "$got" = "$3 $3" ] ||
+		{ echo "# tracer ftrace: $got, expected $3"; return 1; }
+}
+
+# The whole field is compared, as ftrace does: a path longer than the
+# longest operand (63 bytes) is not equal to its first 63 bytes, and a
+# glob sees its tail (at 300 bytes, past several windows of the matcher).
+for length in 87 300; do
+	path=$(long_true "$length") || { echo "# no path of $length bytes"; exit 1; }
+	prefix=${path:0:63}
+	long_cases=(
+		"filename == \"$prefix\"@0"
+		"filename ~ \"$prefix\"@0"
+		"filename ~ \"*/mytrue\"@1"
+		"filename != \"$prefix\" && filename ~ \"*/my*ue\"@1"
+		"filename ~ \"${path:0:20}*/mytrue\"@1"
+	)
+	for c in "${long_cases[@]}"; do
+		IFS='@' read -r filter count <<<"$c"
+		check "--filter '${filter//$work/\$work}' on the exec of a $length-byte path: tracer and ftrace pass $count" \
+			exec_agrees "$path" "$filter" "$count"
+	done
+done
+
+# Nesting is bounded: the parser recursed once per '(' and '!', and these crashed it.
+check "--filter of 30,000 '(': refused in one line, no crash" \
+	refused 2 "^tracer record: --filter '\({80}\.\.\.': column 65: more than 64 '\(' and '!' one inside another\$" \
+	record -o "$out" -e syscalls:sys_enter_lseek --filter "$(printf '(%.0s' $(seq 30000))" -- true
+check "--filter of 100,000 '!': refused in one line, no crash" \
+	refused 2 "^tracer record: --filter '!{80}\.\.\.': column 65: more than 64 '\(' and '!' one inside another\$" \
+	record -o "$out" -e syscalls:sys_enter_lseek --filter "$(printf '!%.0s' $(seq 100000))offset == 1" -- true
 
 echo "1..$n"

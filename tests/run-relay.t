@@ -4,7 +4,8 @@
 # user-space events, read back by
 # babeltrace2 from the relay's output directory and live through its
 # lttng-live protocol; the relay killed while recording; two recorders as
-# two sessions; bad URLs and unreachable relays refused in one line.
+# two sessions; bad URLs and unreachable relays refused in one line;
+# relays that misbehave (fakes): too slow, refusing, not reading.
 set -u
 TEST_NAME=relay
 . "$(dirname "$0")/lib.sh"
@@ -218,5 +219,172 @@ PY
 	return $got
 }
 check "a relay of another protocol version: exit 1, one line naming both" fake_relay
+
+# Fake relays that misbehave, run as nobody: enough of the protocol for
+# one recorder (user/relay.c), each misbehaving as its MODE says.  Each
+# writes its two ports to PORTS, and touches PORTS.N when command N comes.
+# Their directory is theirs, outside $work (which the user nobody cannot
+# enter), and not /tmp/tracer-relay-* (relay_only counts those).
+fakes=$(mktemp -d /tmp/tracer-fake-relays.XXXXXX)
+at_exit "rm -rf $fakes"
+chown nobody:nogroup "$fakes"
+cat >"$fakes/relay.py" <<'PY'
+# trickle        ADD_STREAM's 12-byte reply, a byte every 4 s (48 s)
+# trickle-index  ... SEND_INDEX's 4-byte reply (16 s), each time
+# close-refuse   every CLOSE_STREAM answered with an error
+# no-read        the data connection never read
+import os, socket, struct, sys, threading, time
+mode, ports = sys.argv[1], sys.argv[2]
+OK = 10
+socks = [socket.socket() for _ in range(2)]
+for s in socks:
+    s.bind(("127.0.0.1", 0))
+    s.listen(1)
+open(ports + ".tmp", "w").write("%d:%d" % tuple(s.getsockname()[1] for s in socks))
+os.rename(ports + ".tmp", ports)
+received = {}  # stream handle: the last net_seq_num whose bytes came
+handles = 0
+
+def read(conn, n):
+    got = b""
+    while len(got) < n:
+        more = conn.recv(n - len(got))
+        if not more:
+            os._exit(0)
+        got += more
+    return got
+
+def data():
+    conn, _ = socks[1].accept()
+    while True:
+        _, stream, seq, size, _ = struct.unpack(">QQQII", read(conn, 32))
+        read(conn, size)
+        received[stream] = seq
+
+if mode != "no-read":
+    threading.Thread(target=data, daemon=True).start()
+control, _ = socks[0].accept()
+while True:
+    _, size, cmd, _ = struct.unpack(">QQII", read(control, 24))
+    payload = read(control, size)
+    open("%s.%d" % (ports, cmd), "w").close()
+    if cmd == 5:                              # VERSION
+        reply = struct.pack(">II", 2, 13)
+    elif cmd == 2:                            # CREATE_SESSION
+        reply = struct.pack(">QI", 1, OK)
+    elif cmd == 1:                            # ADD_STREAM
+        handles += 1
+        reply = struct.pack(">QI", handles, OK)
+    elif cmd == 6:                            # SEND_METADATA: no reply
+        continue
+    elif cmd == 8:                            # DATA_PENDING: 1 while bytes are missing
+        stream, last = struct.unpack(">QQ", payload[:16])
+        reply = struct.pack(">I", 0 if received.get(stream, -1) >= last else 1)
+    elif cmd == 7:                            # CLOSE_STREAM
+        reply = struct.pack(">I", OK + 1 if mode == "close-refuse" else OK)
+    else:                                     # STREAMS_SENT, SEND_INDEX
+        reply = struct.pack(">I", OK)
+    if (mode, cmd) in (("trickle", 1), ("trickle-index", 13)):
+        for byte in reply:
+            time.sleep(4)
+            control.sendall(bytes([byte]))
+    else:
+        control.sendall(reply)
+PY
+
+as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
+# The system's python3, which nobody may run (a user's pyenv, say, it may not).
+fake_python=/usr/bin/python3
+as_nobody "$fake_python" -c '' 2>/dev/null || fake_python=
+
+# misbehaving_relay MODE: one started, its URL in FAKE_URL, its files FAKE.*.
+misbehaving_relay() {
+	rm -f "$fakes"/ports*
+	FAKE=$fakes/ports
+	as_nobody "$fake_python" "$fakes/relay.py" "$1" "$FAKE" 2>>"$fakes/log" &
+	at_exit "kill $! 2>/dev/null"
+	wait_until 30 test -s "$FAKE" || return 1
+	FAKE_URL=net://127.0.0.1:$(cat "$FAKE")
+}
+
+# ends_with CODE PATTERN: the recorder's stderr ($work/err) has one line
+# matching PATTERN (extended regex), and it exited CODE ($got).
+ends_with() {
+	[ "$got" = "$1" ] && [ "$(grep -cE -- "$2" "$work/err")" = 1 ] ||
+		{ echo "# exit $got"; diag "$work/err"; return 1; }
+}
+
+# check_fake DESCRIPTION FUNCTION: check, or skip without the fakes' python3.
+check_fake() {
+	if [ -n "$fake_python" ]; then check "$@"; else skip "$1" "nobody cannot run /usr/bin/python3"; fi
+}
+
+# stopped_within SECONDS PID: PID (a child) ended, as SIGINTs sent to it
+# every 50 ms asked, within SECONDS; its status in $got.
+stopped_within() {
+	wait_until "$1" sh -c "kill -INT $2 2>/dev/null; ! kill -0 $2 2>/dev/null" ||
+		{ echo "# still running $1 s after SIGINT"; kill -KILL "$2"; }
+	wait "$2"
+	got=$?
+}
+
+# A relay that trickles its reply, a byte every 4 s: the command's one
+# deadline (30 s) ends it, where a timeout per recv() never would.
+relay_trickles() {
+	misbehaving_relay trickle || return 1
+	"$tracer" record -e syscalls:sys_enter_getppid -o "$work/trickle" --relay "$FAKE_URL" \
+		-- "$getppid" 10 >/dev/null 2>"$work/err"
+	got=$?
+	ends_with 1 "^tracer record: --relay $(literally "$FAKE_URL"): the relay did not take the session's streams \(timed out after 30 s\)$" &&
+		[ "$(wc -l <"$work/err")" = 1 ]
+}
+check_fake "a relay that trickles its reply: exit 1 at the command's deadline, one line" relay_trickles
+
+# SIGINT while setting up, the relay trickling: the wait ends at once.
+stop_while_trickling() {
+	misbehaving_relay trickle || return 1
+	"$tracer" record -e syscalls:sys_enter_getppid -o "$work/stopped" --relay "$FAKE_URL" \
+		-- "$getppid" 10 >/dev/null 2>"$work/err" &
+	local rec=$!
+	wait_until 60 test -e "$FAKE.1" || { kill -KILL "$rec"; return 1; }
+	stopped_within 20 "$rec"
+	ends_with 1 "^tracer record: --relay $(literally "$FAKE_URL"): the relay did not take the session's streams \(stopped waiting at a signal\)$" &&
+		[ "$(wc -l <"$work/err")" = 1 ]
+}
+check_fake "SIGINT while the relay trickles its first reply: the recording ends, exit 1, one line" stop_while_trickling
+
+# Recording, the relay trickling each index's reply: SIGINT ends the
+# recording; the streaming waits on no longer than a second one.
+stop_while_streaming() {
+	misbehaving_relay trickle-index || return 1
+	"$tracer" record -e syscalls:sys_enter_getppid -o "$work/streaming" --relay "$FAKE_URL" \
+		>/dev/null 2>"$work/err" &
+	local rec=$!
+	wait_until 60 test -e "$FAKE.13" || { kill -KILL "$rec"; return 1; }
+	stopped_within 20 "$rec"
+	ends_with 1 "^tracer record: the relay $(literally "$FAKE_URL") was too slow \(stopped waiting at a signal\) after 0 packets: streaming ended; the local trace goes on, complete$" &&
+		[ -s "$work/streaming/metadata" ]
+}
+check_fake "SIGINT while the relay trickles an index's reply: the recording ends, exit 1, one line" stop_while_streaming
+
+close_refused() {
+	misbehaving_relay close-refuse || return 1
+	"$tracer" record -e syscalls:sys_enter_getppid -o "$work/refused" --relay "$FAKE_URL" \
+		-- "$getppid" 10 >/dev/null 2>"$work/err"
+	got=$?
+	ends_with 1 "^tracer record: the relay $(literally "$FAKE_URL") did not close every stream cleanly: what it received is written$"
+}
+check_fake "a relay that refuses CLOSE_STREAM: exit 1, one line" close_refused
+
+# The data connection never read: its bytes fit the sockets' buffers, but
+# the relay never says it has them (DATA_PENDING), so exit 1 at the deadline.
+relay_never_reads() {
+	misbehaving_relay no-read || return 1
+	"$tracer" record -e syscalls:sys_enter_getppid -o "$work/unread" --relay "$FAKE_URL" \
+		-- "$getppid" 10 >/dev/null 2>"$work/err"
+	got=$?
+	ends_with 1 "^tracer record: the relay $(literally "$FAKE_URL") did not confirm it received every packet \(timed out after 30 s\): what it received is written$"
+}
+check_fake "a relay that never reads the data: exit 1 at the deadline, one line" relay_never_reads
 
 echo "1..$n"

@@ -218,6 +218,17 @@ static int add_event(struct tr_event_set *set, const char *full, char *why,
 	return 0;
 }
 
+/* What a one-line message quotes of a filter: QUOTE_MAX bytes at most, then "...". */
+#define QUOTE_MAX	80
+
+static const char *quote(const char *text, char buf[QUOTE_MAX + 4])
+{
+	if (strlen(text) <= QUOTE_MAX)
+		return text;
+	snprintf(buf, QUOTE_MAX + 4, "%.*s...", QUOTE_MAX, text);
+	return buf;
+}
+
 /*
  * Give ev the filter of the spec that selected it, or OR it with the
  * filter it has from another spec; a spec without a filter makes the
@@ -227,7 +238,7 @@ static int add_filter(struct tr_event *ev, const char *spec, const char *filter,
 		      char *why, size_t whylen)
 {
 	struct tr_filter *prog;
-	char what[512];
+	char what[512], quoted[QUOTE_MAX + 4];
 	int err;
 
 	if (ev->unfiltered || !filter) {
@@ -241,10 +252,10 @@ static int add_filter(struct tr_event *ev, const char *spec, const char *filter,
 		return -ENOMEM;
 	err = tr_filter_compile(ev->tep, filter, prog, what, sizeof(what));
 	if (err && strpbrk(spec, "*?["))
-		snprintf(why, whylen, "--filter '%s' (for %s:%s, one of -e %s): %s", filter,
-			 ev->system, ev->name, spec, what);
+		snprintf(why, whylen, "--filter '%s' (for %s:%s, one of -e %s): %s",
+			 quote(filter, quoted), ev->system, ev->name, spec, what);
 	else if (err)
-		snprintf(why, whylen, "--filter '%s': %s", filter, what);
+		snprintf(why, whylen, "--filter '%s': %s", quote(filter, quoted), what);
 	if (!err && !ev->filter) {
 		ev->filter = prog;
 		return 0;
@@ -366,7 +377,7 @@ int tr_events_add_trigger(struct tr_event_set *set, const char *spec, __u32 *id,
 	const char *colon = strchr(spec, ':'), *filter = colon ? strchr(colon + 1, ':') : NULL;
 	char *name = strndup(spec, filter ? (size_t)(filter - spec) : strlen(spec)), **names;
 	struct tr_event *ev;
-	char what[512];
+	char what[512], quoted_spec[QUOTE_MAX + 4], quoted[QUOTE_MAX + 4];
 	int err = 0, i, found = 0;
 
 	memset(trigger, 0, sizeof(*trigger));
@@ -399,7 +410,8 @@ int tr_events_add_trigger(struct tr_event_set *set, const char *spec, __u32 *id,
 		if (filter && filter[1])
 			err = tr_filter_compile(ev->tep, filter + 1, trigger, what, sizeof(what));
 		if (err)
-			snprintf(why, whylen, "--snapshot-on '%s': filter '%s': %s", spec, filter + 1, what);
+			snprintf(why, whylen, "--snapshot-on '%s': filter '%s': %s",
+				 quote(spec, quoted_spec), quote(filter + 1, quoted), what);
 	}
 	free(name);
 	return err;

@@ -16,6 +16,12 @@
 #include "filter.h"
 #include "names.h"
 
+/*
+ * '(' and '!' one inside another, at most: twice what a program of
+ * TR_FILTER_MAX_INSNS can use, and a bound on the parser's recursion.
+ */
+#define MAX_NESTING	(2 * TR_FILTER_MAX_INSNS)
+
 struct parser {
 	const char *text;
 	const char *at;			/* next character to read */
@@ -24,11 +30,12 @@ struct parser {
 	char *why;
 	size_t whylen;
 	int failed;
+	unsigned int nesting;		/* '(' and '!' open around the next character */
 };
 
 /* A field as a comparison reads it. */
 struct operand {
-	struct tr_filter_insn insn;	/* src, size, offset, is_signed */
+	struct tr_filter_insn insn;	/* src, size or chars, offset, is_signed */
 	int is_string;
 };
 
@@ -122,13 +129,16 @@ static int string_field(struct parser *p, const char *where, const struct tep_fo
 {
 	o->is_string = 1;
 	o->insn.offset = f->offset;
+	if (f->offset < 0 || f->offset > 0xffff || f->size < 0 || f->size > TR_FILTER_FIELD_MAX)
+		return fail(p, where, "'%s' (%s) lies beyond the first %d bytes of the record, which filters read",
+			    f->name, f->type, TR_FILTER_FIELD_MAX + 1);
 	if (f->flags & TEP_FIELD_IS_DYNAMIC) {
 		o->insn.src = f->flags & TEP_FIELD_IS_RELATIVE ? TR_FSRC_REL_LOC : TR_FSRC_DATA_LOC;
 		return 0;
 	}
 	if (f->flags & TEP_FIELD_IS_ARRAY) {
 		o->insn.src = TR_FSRC_CHARS;
-		o->insn.size = f->size < TR_FILTER_STR ? f->size : TR_FILTER_STR;
+		o->insn.chars = f->size;
 		return 0;
 	}
 	return fail(p, where, "'%s' (%s) points to a string outside the record, which filters cannot read",
@@ -314,6 +324,31 @@ static int parse_comparison(struct parser *p)
 
 static int parse_or(struct parser *p);
 
+static int parse_unary(struct parser *p);
+
+/* '!' at where, then what it negates. */
+static int parse_not(struct parser *p, const char *where)
+{
+	int err;
+
+	p->at++;
+	err = parse_unary(p);
+	return err ? err : emit_op(p, TR_FOP_NOT, where);
+}
+
+/* '(' at where, an expression, ')'. */
+static int parse_parens(struct parser *p, const char *where)
+{
+	int err;
+
+	p->at++;
+	err = parse_or(p);
+	if (!err && !accept(p, ")"))
+		return fail(p, p->at, "')' expected, to close the '(' at column %d",
+			    (int)(where - p->text) + 1);
+	return err;
+}
+
 static int parse_unary(struct parser *p)
 {
 	const char *where;
@@ -321,19 +356,14 @@ static int parse_unary(struct parser *p)
 
 	skip_space(p);
 	where = p->at;
-	if (*p->at == '!' && p->at[1] != '=') {
-		p->at++;
-		err = parse_unary(p);
-		return err ? err : emit_op(p, TR_FOP_NOT, where);
-	}
-	if (accept(p, "(")) {
-		err = parse_or(p);
-		if (!err && !accept(p, ")"))
-			return fail(p, p->at, "')' expected, to close the '(' at column %d",
-				    (int)(where - p->text) + 1);
-		return err;
-	}
-	return parse_comparison(p);
+	if ((*where != '!' || where[1] == '=') && *where != '(')
+		return parse_comparison(p);
+	if (p->nesting == MAX_NESTING)
+		return fail(p, where, "more than %d '(' and '!' one inside another", MAX_NESTING);
+	p->nesting++;
+	err = *where == '!' ? parse_not(p, where) : parse_parens(p, where);
+	p->nesting--;
+	return err;
 }
 
 /* operand (OP operand)*, each OP emitted after its right operand */

@@ -8,9 +8,12 @@
  * Each packet the consumer takes goes to the relay after its file, in the
  * consumer's thread: a relay that reads slowly holds the consumer back as
  * a slow disk would, and what the probes then cannot write they count as
- * lost.  A relay that goes away, or waits past the client's timeout, ends
- * the streaming: said once, the local trace goes on (without one, the
- * recording ends), and record exits 1.
+ * lost.  A relay that goes away, or takes longer than the deadline over a
+ * command (relay.h), ends the streaming: said once, the local trace goes
+ * on (without one, the recording ends), and record exits 1.  So does a
+ * relay that has not received every packet at the end, or refuses to
+ * close a stream; and one that was being waited on when the recorder gave
+ * it up at a stop signal (recorder.c says which stops give up).
  *
  * User-space events (-e ust:) go the same way: each buffer found is a
  * stream of the relay's as it is of the directory's, added then, and the
@@ -58,13 +61,19 @@ struct rec_relay {
 	unsigned long long packets;
 };
 
+/* A deadline passed or a wait given up, rather than the relay saying no. */
+static int gave_up(int err)
+{
+	return err == -ETIMEDOUT || err == -ECANCELED;
+}
+
 /* Streaming ended: say why, once, and go on without it. */
 static void relay_failed(struct session *s, const char *what, int err)
 {
 	struct rec_relay *rr = s->relay;
 
-	rec_say("the relay %s %s (%s) after %llu packets: streaming ended%s", s->o->relay, what,
-		strerror(-err), rr->packets,
+	rec_say("the relay %s %s (%s) after %llu packets: streaming ended%s", s->o->relay,
+		gave_up(err) ? "was too slow" : what, tr_relay_strerror(err), rr->packets,
 		s->o->relay_only ? "; nothing is written any more: the recording ends" :
 		"; the local trace goes on, complete");
 	s->relay_failed = err;
@@ -152,6 +161,7 @@ static int add_streams(struct session *s)
 int rec_relay_connect(struct session *s)
 {
 	const struct tr_record_opts *o = s->o;
+	struct tr_relay_stop stop = { &s->waiter.during, s->give_up_relay };
 	struct tr_relay_url url;
 	struct rec_relay *rr;
 	char why[300];
@@ -167,7 +177,7 @@ int rec_relay_connect(struct session *s)
 	if (!rr || !(rr->stream = calloc(s->nstreams, sizeof(*rr->stream))))
 		return -ENOMEM;
 	err = tr_relay_open(&rr->relay, &url, o->relay_session,
-			    o->relay_live ? o->flush_ms * 1000 : 0, why, sizeof(why));
+			    o->relay_live ? o->flush_ms * 1000 : 0, &stop, why, sizeof(why));
 	if (err)
 		rec_say("--relay %s: %s", o->relay, why);
 	return err;
@@ -188,8 +198,8 @@ int rec_relay_start(struct session *s)
 	for (i = 0; i < s->nstreams && !err && o->relay_live; i++)
 		err = send_empty_packet(s, rr->stream[i]);
 	if (err)
-		rec_say("--relay %s: the relay refused the session's streams (%s)", o->relay,
-			strerror(-err));
+		rec_say("--relay %s: the relay %s the session's streams (%s)", o->relay,
+			gave_up(err) ? "did not take" : "refused", tr_relay_strerror(err));
 	return err;
 }
 
@@ -279,12 +289,20 @@ void rec_relay_summary(const struct session *s)
 void rec_relay_close(struct session *s)
 {
 	struct rec_relay *rr = s->relay;
+	int unconfirmed, unclosed;
 
 	if (!rr)
 		return;
-	if (rr->relay && tr_relay_close(rr->relay))
+	unconfirmed = rr->relay ? tr_relay_wait_received(rr->relay) : 0;
+	if (unconfirmed)
+		rec_say("the relay %s did not confirm it received every packet (%s): what it received is written",
+			s->o->relay, tr_relay_strerror(unconfirmed));
+	unclosed = rr->relay ? tr_relay_close(rr->relay) : 0;
+	if (unclosed)
 		rec_say("the relay %s did not close every stream cleanly: what it received is written",
 			s->o->relay);
+	if (unconfirmed || unclosed)
+		s->relay_failed = unconfirmed ?: unclosed;
 	free(rr->stream);
 	free(rr->info);
 	free(rr);

@@ -45,11 +45,20 @@
 #include "session.h"
 
 static volatile sig_atomic_t stop_requested, snapshot_requested;
+static volatile sig_atomic_t in_run, give_up_relay;	/* run() runs; waits on the relay end */
 static const char *command_name = "record";	/* for messages */
 
+/*
+ * SIGINT, SIGTERM: stop.  The stop that ends run() lets what was recorded
+ * go on to the relay, each command within its deadline; any other (while
+ * setting up or finishing, or a second one) gives up waiting on the relay:
+ * nothing recorded is lost by it that waiting would have sent.
+ */
 static void on_stop_signal(int sig)
 {
 	(void)sig;
+	if (stop_requested || !in_run)
+		give_up_relay = 1;
 	stop_requested = 1;
 }
 
@@ -1125,7 +1134,7 @@ int tr_record(const struct tr_record_opts *o)
 		.dir = TR_TRACE_DIR_CLOSED,
 		.o = o, .ncpu = libbpf_num_possible_cpus(), .kbufs = { .fd = -1 },
 		.attached_fd = -1, .child_fd = -1, .release_fd = -1, .waiter = { .epoll_fd = -1 }, .misses_event = TR_KMOD_NO_EVENT,
-		.control_fd = -1, .trigger_id = TR_NO_TRIGGER,
+		.control_fd = -1, .trigger_id = TR_NO_TRIGGER, .give_up_relay = &give_up_relay,
 	};
 	int err, status = 0;
 
@@ -1142,7 +1151,9 @@ int tr_record(const struct tr_record_opts *o)
 		err = setup(&s);
 	s.command = s.child;
 	if (!err) {
+		in_run = 1;
 		run(&s);
+		in_run = 0;
 		if (o->flight_recorder && s.recording)
 			rec_snapshot_dump(&s);
 		detach(&s);

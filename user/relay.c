@@ -19,18 +19,26 @@
  * reply), then for each packet its bytes on the data connection and its
  * index (SEND_INDEX) on the control one: the relayd writes a packet's
  * index entry once both have come, and a live reader reads only packets
- * indexed.  At the end CLOSE_STREAM with each stream's last sequence
- * number; the files are complete as soon as the bytes have come.
+ * indexed.  At the end DATA_PENDING for each stream that sent packets,
+ * until the relayd says it has them all (the data connection's bytes may
+ * still be in its socket when the control connection's replies have come),
+ * then CLOSE_STREAM with each stream's last sequence number.
  *
  * Every command but SEND_METADATA has one reply, LTTNG_OK (10) on success.
- * Sends and replies wait at most TIMEOUT_S: a relayd that stops reading
- * ends the stream (the caller says so) rather than the recording.
+ * Each command has one deadline, TR_RELAY_TIMEOUT_S from its start, for
+ * all its sends and its reply (a packet and its index are one; so is the
+ * whole wait for DATA_PENDING's zeros): a relayd that stops reading, or
+ * trickles a byte now and then, ends the stream (the caller says so)
+ * rather than the recording.  The sockets do not block: every wait is a
+ * ppoll() that lets the caller's stop signals in, and gives up when the
+ * caller says so (relay.h, struct tr_relay_stop).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,15 +51,18 @@
 #include <tracer/layout.h>
 
 #include "relay.h"
+#include "ubuf.h"
 
 #define PROTOCOL_MAJOR		2
 #define PROTOCOL_MINOR		10
 #define OLDEST_MINOR		8	/* indexes with instance and sequence number */
-#define TIMEOUT_S		30
+#define PENDING_NAP_MS		10	/* between DATA_PENDING questions */
+#define TEXT_OF(n)		DIGITS_OF(n)
+#define DIGITS_OF(n)		#n
 
 enum {			/* enum lttcomm_relayd_command */
 	ADD_STREAM = 1, CREATE_SESSION = 2, VERSION = 5, SEND_METADATA = 6, CLOSE_STREAM = 7,
-	SEND_INDEX = 13, STREAMS_SENT = 16,
+	DATA_PENDING = 8, SEND_INDEX = 13, STREAMS_SENT = 16,
 };
 
 #define LTTNG_OK		10
@@ -69,6 +80,8 @@ struct relay_stream {
 struct tr_relay {
 	int control, data;
 	int broken;		/* a send or reply failed: no goodbye, just close */
+	struct tr_relay_stop stop;
+	__u64 deadline_ns;	/* the current command's, CLOCK_MONOTONIC */
 	struct relay_stream *streams;
 	unsigned int nstreams;
 	char path[PATH_LIMIT];	/* HOST/SESSION-DATE */
@@ -121,20 +134,71 @@ static __u32 get32(const unsigned char *p)
 	return be32toh(v);
 }
 
+/* --- Waiting ----------------------------------------------------------------- */
+
+/* A command starts: its deadline is TR_RELAY_TIMEOUT_S from now. */
+static void start_command(struct tr_relay *r)
+{
+	r->deadline_ns = tr_clock_monotonic_ns() + TR_RELAY_TIMEOUT_S * 1000000000ull;
+}
+
+/*
+ * Sleep until fd has one of events (fd -1: never), or nap_ms passed (-1:
+ * no nap).  0 then; -ETIMEDOUT at the command's deadline, -ECANCELED when
+ * the caller gives up (checked before each sleep, which alone lets its
+ * signals in), or -errno.
+ */
+static int wait_ready(const struct tr_relay *r, int fd, short events, long nap_ms)
+{
+	struct pollfd p = { .fd = fd, .events = events };
+
+	for (;;) {
+		__u64 now = tr_clock_monotonic_ns(), left_ns;
+		int napping, n;
+
+		if (r->stop.give_up && *r->stop.give_up)
+			return -ECANCELED;
+		if (now >= r->deadline_ns)
+			return -ETIMEDOUT;
+		left_ns = r->deadline_ns - now;
+		napping = nap_ms >= 0 && left_ns > nap_ms * 1000000ull;
+		if (napping)
+			left_ns = nap_ms * 1000000ull;
+		n = ppoll(&p, 1, &(struct timespec) { left_ns / 1000000000, left_ns % 1000000000 },
+			  r->stop.sigmask);
+		if (n > 0 || (n == 0 && napping))
+			return 0;
+		if (n < 0 && errno != EINTR)
+			return -errno;
+	}
+}
+
+/* The socket would have blocked (or a signal came): wait for it. */
+static int would_block(void)
+{
+	return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR;
+}
+
 /* --- Connections -------------------------------------------------------------- */
 
-static int send_all(int fd, const struct iovec *iov, int n)
+static int send_all(const struct tr_relay *r, int fd, const struct iovec *iov, int n)
 {
 	struct iovec v[3];
-	int i;
+	int i, err;
 
 	memcpy(v, iov, n * sizeof(*v));
 	for (i = 0; i < n;) {
 		struct msghdr msg = { .msg_iov = v + i, .msg_iovlen = n - i };
-		ssize_t sent = sendmsg(fd, &msg, MSG_NOSIGNAL);
+		ssize_t sent = sendmsg(fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
 
-		if (sent < 0)
-			return errno == EAGAIN || errno == EWOULDBLOCK ? -ETIMEDOUT : -errno;
+		if (sent < 0 && !would_block())
+			return -errno;
+		if (sent < 0) {
+			err = wait_ready(r, fd, POLLOUT, -1);
+			if (err)
+				return err;
+			continue;
+		}
 		for (; i < n && (size_t)sent >= v[i].iov_len; i++)
 			sent -= v[i].iov_len;
 		if (i < n) {
@@ -145,19 +209,25 @@ static int send_all(int fd, const struct iovec *iov, int n)
 	return 0;
 }
 
-static int recv_all(int fd, void *buf, size_t len)
+static int recv_all(const struct tr_relay *r, int fd, void *buf, size_t len)
 {
 	size_t got = 0;
+	int err;
 
 	while (got < len) {
-		ssize_t n = recv(fd, (char *)buf + got, len - got, 0);
+		ssize_t n = recv(fd, (char *)buf + got, len - got, MSG_DONTWAIT);
 
 		if (n == 0)
 			return -ECONNRESET;
-		if (n < 0 && errno != EINTR)
-			return errno == EAGAIN || errno == EWOULDBLOCK ? -ETIMEDOUT : -errno;
-		if (n > 0)
+		if (n < 0 && !would_block())
+			return -errno;
+		if (n > 0) {
 			got += n;
+			continue;
+		}
+		err = wait_ready(r, fd, POLLIN, -1);
+		if (err)
+			return err;
 	}
 	return 0;
 }
@@ -175,7 +245,7 @@ static int command(struct tr_relay *r, __u32 cmd, const void *payload, size_t le
 	put64(&h, len + more_len);
 	put32(&h, cmd);
 	put32(&h, 0);			/* cmd_version */
-	return send_all(r->control, iov, more_len ? 3 : 2);
+	return send_all(r, r->control, iov, more_len ? 3 : 2);
 }
 
 /* A command whose reply is one return code: 0 when LTTNG_OK, else -EPROTO. */
@@ -185,7 +255,7 @@ static int command_ok(struct tr_relay *r, __u32 cmd, const struct msg *m)
 	int err = command(r, cmd, m->bytes, m->len, NULL, 0);
 
 	if (!err)
-		err = recv_all(r->control, reply, sizeof(reply));
+		err = recv_all(r, r->control, reply, sizeof(reply));
 	return err ? err : get32(reply) == LTTNG_OK ? 0 : -EPROTO;
 }
 
@@ -197,10 +267,27 @@ static int failed(struct tr_relay *r, int err)
 	return err;
 }
 
-static int connect_to(const char *host, unsigned int port, char *why, size_t whylen)
+/* Connect fd to a's address within the deadline.  0 or -errno. */
+static int connect_within(const struct tr_relay *r, int fd, const struct addrinfo *a)
+{
+	int soerr = 0, err;
+	socklen_t len = sizeof(soerr);
+
+	if (connect(fd, a->ai_addr, a->ai_addrlen) == 0)
+		return 0;
+	if (errno != EINPROGRESS)
+		return -errno;
+	err = wait_ready(r, fd, POLLOUT, -1);
+	if (!err && getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &len))
+		err = -errno;
+	return err ? err : -soerr;
+}
+
+/* A connection to host's port, not blocking, within one deadline: its fd, or -errno with why. */
+static int connect_to(struct tr_relay *r, const char *host, unsigned int port, char *why,
+		      size_t whylen)
 {
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai, *a;
-	struct timeval timeout = { TIMEOUT_S, 0 };
 	char service[16];
 	int fd = -1, err, on = 1;
 
@@ -210,26 +297,35 @@ static int connect_to(const char *host, unsigned int port, char *why, size_t why
 		snprintf(why, whylen, "cannot resolve %s: %s", host, gai_strerror(err));
 		return -EHOSTUNREACH;
 	}
-	for (a = ai, err = -EHOSTUNREACH; a && fd < 0; a = a->ai_next) {
-		fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+	start_command(r);
+	for (a = ai, err = -EHOSTUNREACH; a && fd < 0 && err != -ETIMEDOUT && err != -ECANCELED;
+	     a = a->ai_next) {
+		fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, a->ai_protocol);
 		if (fd < 0)
 			continue;
-		/* Linux bounds connect() by the send timeout too. */
-		setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof(timeout));
-		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
-		if (connect(fd, a->ai_addr, a->ai_addrlen) == 0)
+		err = connect_within(r, fd, a);
+		if (!err)
 			continue;
-		err = errno == EINPROGRESS ? -ETIMEDOUT : -errno;
 		close(fd);
 		fd = -1;
 	}
 	freeaddrinfo(ai);
 	if (fd < 0) {
-		snprintf(why, whylen, "cannot connect to %s port %u: %s", host, port, strerror(-err));
+		snprintf(why, whylen, "cannot connect to %s port %u: %s", host, port,
+			 tr_relay_strerror(err));
 		return err;
 	}
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof(on));
 	return fd;
+}
+
+const char *tr_relay_strerror(int err)
+{
+	if (err == -ETIMEDOUT)
+		return "timed out after " TEXT_OF(TR_RELAY_TIMEOUT_S) " s";
+	if (err == -ECANCELED)
+		return "stopped waiting at a signal";
+	return strerror(-err);
 }
 
 /* --- The session -------------------------------------------------------------- */
@@ -289,11 +385,12 @@ static int agree_version(struct tr_relay *r, char *why, size_t whylen)
 
 	put32(&m, PROTOCOL_MAJOR);
 	put32(&m, PROTOCOL_MINOR);
+	start_command(r);
 	err = command(r, VERSION, m.bytes, m.len, NULL, 0);
 	if (!err)
-		err = recv_all(r->control, reply, sizeof(reply));
+		err = recv_all(r, r->control, reply, sizeof(reply));
 	if (err) {
-		snprintf(why, whylen, "no answer to the protocol version: %s", strerror(-err));
+		snprintf(why, whylen, "no answer to the protocol version: %s", tr_relay_strerror(err));
 		return err;
 	}
 	major = get32(reply);
@@ -345,27 +442,30 @@ static int create_session(struct tr_relay *r, const char *session, unsigned int 
 	put_text(&m, host, HOST_NAME_MAX_RELAY);
 	put32(&m, live_us);
 	put32(&m, 0);			/* not a snapshot: indexes are written */
+	start_command(r);
 	err = command(r, CREATE_SESSION, m.bytes, m.len, NULL, 0);
 	if (!err)
-		err = recv_all(r->control, reply, sizeof(reply));
+		err = recv_all(r, r->control, reply, sizeof(reply));
 	if (!err && get32(reply + 8) != LTTNG_OK)
 		err = -EPROTO;
 	if (err)
 		snprintf(why, whylen, "the relay did not create session %s: %s", name,
-			 err == -EPROTO ? "it refused" : strerror(-err));
+			 err == -EPROTO ? "it refused" : tr_relay_strerror(err));
 	return err;
 }
 
 int tr_relay_open(struct tr_relay **relay, const struct tr_relay_url *url,
-		  const char *session, unsigned int live_us, char *why, size_t whylen)
+		  const char *session, unsigned int live_us, const struct tr_relay_stop *stop,
+		  char *why, size_t whylen)
 {
 	struct tr_relay *r = calloc(1, sizeof(*r));
 	int err;
 
 	if (!r)
 		return -ENOMEM;
-	r->control = connect_to(url->host, url->control_port, why, whylen);
-	r->data = r->control < 0 ? -1 : connect_to(url->host, url->data_port, why, whylen);
+	r->stop = *stop;
+	r->control = connect_to(r, url->host, url->control_port, why, whylen);
+	r->data = r->control < 0 ? -1 : connect_to(r, url->host, url->data_port, why, whylen);
 	err = r->control < 0 ? r->control : r->data < 0 ? r->data : 0;
 	if (!err)
 		err = agree_version(r, why, whylen);
@@ -393,9 +493,10 @@ long long tr_relay_add_stream(struct tr_relay *r, const char *name)
 	put_text(&m, r->path, STREAM_PATH_MAX);
 	put64(&m, 0);			/* tracefile_size: one file */
 	put64(&m, 0);			/* tracefile_count */
+	start_command(r);
 	err = command(r, ADD_STREAM, m.bytes, m.len, NULL, 0);
 	if (!err)
-		err = recv_all(r->control, reply, sizeof(reply));
+		err = recv_all(r, r->control, reply, sizeof(reply));
 	if (err)
 		return failed(r, err);
 	if (get32(reply + 8) != LTTNG_OK)
@@ -408,6 +509,7 @@ int tr_relay_streams_sent(struct tr_relay *r)
 {
 	struct msg none = { .len = 0 };
 
+	start_command(r);
 	return failed(r, command_ok(r, STREAMS_SENT, &none));
 }
 
@@ -417,6 +519,7 @@ int tr_relay_metadata(struct tr_relay *r, unsigned int stream, const void *text,
 
 	put64(&m, r->streams[stream].handle);
 	put32(&m, 0);			/* padding: none, text metadata */
+	start_command(r);
 	return failed(r, command(r, SEND_METADATA, m.bytes, m.len, text, len));
 }
 
@@ -453,7 +556,8 @@ int tr_relay_packet(struct tr_relay *r, unsigned int stream, const void *packet)
 	put64(&m, st->next_seq);
 	put32(&m, h->packet_size / 8);
 	put32(&m, 0);
-	err = send_all(r->data, iov, 2);
+	start_command(r);
+	err = send_all(r, r->data, iov, 2);
 	if (!err)
 		err = send_index(r, st, st->next_seq, h);
 	if (!err)
@@ -466,12 +570,55 @@ int tr_relay_beacon(struct tr_relay *r, unsigned int stream, __u32 stream_class,
 	const struct relay_stream *st = &r->streams[stream];
 	struct tr_packet_header h = { .stream_id = stream_class, .timestamp_end = ns };
 
+	start_command(r);
 	return failed(r, send_index(r, st, st->next_seq ? st->next_seq - 1 : 0, &h));
 }
 
 const char *tr_relay_path(const struct tr_relay *r)
 {
 	return r->path;
+}
+
+/* DATA_PENDING: 1 while the relay lacks some of the stream's packets, 0 once it has them all, or -errno. */
+static int data_pending(struct tr_relay *r, const struct relay_stream *st)
+{
+	struct msg m = { .len = 0 };
+	unsigned char reply[4];
+	int err;
+
+	put64(&m, st->handle);
+	put64(&m, st->next_seq - 1);
+	err = command(r, DATA_PENDING, m.bytes, m.len, NULL, 0);
+	if (!err)
+		err = recv_all(r, r->control, reply, sizeof(reply));
+	if (err)
+		return err;
+	return get32(reply) <= 1 ? (int)get32(reply) : -EPROTO;
+}
+
+/*
+ * Each stream that sent packets is asked in turn, again every
+ * PENDING_NAP_MS until it has them; after a failure (said), nothing is.
+ */
+int tr_relay_wait_received(struct tr_relay *r)
+{
+	unsigned int i = 0;
+	int err = 0;
+
+	if (r->broken)
+		return 0;
+	start_command(r);
+	while (i < r->nstreams && !err) {
+		int pending = r->streams[i].next_seq ? data_pending(r, &r->streams[i]) : 0;
+
+		if (pending < 0)
+			err = pending;
+		else if (pending)
+			err = wait_ready(r, -1, 0, PENDING_NAP_MS);
+		else
+			i++;
+	}
+	return failed(r, err);
 }
 
 int tr_relay_close(struct tr_relay *r)
@@ -484,6 +631,7 @@ int tr_relay_close(struct tr_relay *r)
 
 		put64(&m, r->streams[i].handle);
 		put64(&m, r->streams[i].next_seq - 1);	/* -1: none sent (the metadata's) */
+		start_command(r);
 		err = command_ok(r, CLOSE_STREAM, &m);
 	}
 	if (r->data >= 0)

@@ -12,12 +12,26 @@
 #define TRACER_RELAY_H
 
 #include <linux/types.h>
+#include <signal.h>
 #include <stddef.h>
 
 #define TR_RELAY_CONTROL_PORT	5342
 #define TR_RELAY_DATA_PORT	5343
+/* Each command's deadline, from its first byte sent to its reply's last received. */
+#define TR_RELAY_TIMEOUT_S	30
 
 struct tr_relay;
+
+/*
+ * What ends a wait on the relay before the deadline.  The caller keeps
+ * its stop signals blocked, and sigmask (as ppoll takes it) lets them in
+ * during the waits only, so none comes unnoticed between the check and
+ * the sleep; a wait that finds *give_up set ends with -ECANCELED.
+ */
+struct tr_relay_stop {
+	const sigset_t *sigmask;
+	const volatile sig_atomic_t *give_up;
+};
 
 /* An lttng URL: net://HOST[:CONTROL_PORT[:DATA_PORT]] (net6:// for IPv6). */
 struct tr_relay_url {
@@ -30,11 +44,16 @@ int tr_relay_parse_url(const char *text, struct tr_relay_url *url, char *why, si
 
 /*
  * Connect, agree on the protocol, and create a session named session of
- * this host (live_us: the live timer, 0 when not live).  0 with *relay,
- * or -errno with why.
+ * this host (live_us: the live timer, 0 when not live); every wait of
+ * the relay's ends as stop says.  0 with *relay, or -errno with why.
+ * Of the errors, -ETIMEDOUT is a deadline passed, -ECANCELED a wait given up.
  */
 int tr_relay_open(struct tr_relay **relay, const struct tr_relay_url *url,
-		  const char *session, unsigned int live_us, char *why, size_t whylen);
+		  const char *session, unsigned int live_us, const struct tr_relay_stop *stop,
+		  char *why, size_t whylen);
+
+/* An error of this client's as text: the deadline's and giving up's, else strerror's. */
+const char *tr_relay_strerror(int err);
 
 /* A stream file, by name (CHANNEL_CPU, or "metadata"): its number here, or -errno. */
 long long tr_relay_add_stream(struct tr_relay *relay, const char *name);
@@ -54,7 +73,16 @@ int tr_relay_beacon(struct tr_relay *relay, unsigned int stream, __u32 stream_cl
 /* Where the relay writes the session, relative to its output directory. */
 const char *tr_relay_path(const struct tr_relay *relay);
 
-/* Close every stream after its last packet, then the connections; frees relay. */
+/*
+ * Wait until the relay has received every packet sent (its data connection
+ * is read apart from the replies), within one deadline.  0 or -errno.
+ */
+int tr_relay_wait_received(struct tr_relay *relay);
+
+/*
+ * Close every stream after its last packet (not after a failure), then
+ * the connections; frees relay.  0, or -errno (-EPROTO: a close refused).
+ */
 int tr_relay_close(struct tr_relay *relay);
 
 #endif /* TRACER_RELAY_H */

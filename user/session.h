@@ -87,6 +87,7 @@ struct session {
 	struct rec_ust *ust;		/* -e ust:...: libtracer-ust's buffers, or NULL */
 	struct rec_relay *relay;	/* --relay: lttng-relayd, or NULL */
 	int relay_failed;		/* -errno that ended the streaming, or 0 */
+	const volatile sig_atomic_t *give_up_relay;	/* set: waits on the relay end */
 };
 
 /* "tracer record: " (or the command rec_say_as() names) and the message, on a line of stderr. */

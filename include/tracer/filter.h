@@ -21,11 +21,13 @@
 /* Instructions of one event's program; its stack is as deep at most. */
 #define TR_FILTER_MAX_INSNS	32
 /*
- * String operands and the string fields they are compared with: bytes
- * compared.  A field longer than this compares as its first
- * TR_FILTER_STR - 1 bytes.
+ * String operands: at most TR_FILTER_STR - 1 bytes, and a NUL.  The
+ * fields they are compared with are compared whole, as ftrace does,
+ * whatever their length (at most TR_FILTER_FIELD_MAX bytes: a
+ * __data_loc's length is 16 bits), TR_FILTER_STR bytes at a time.
  */
 #define TR_FILTER_STR		64
+#define TR_FILTER_FIELD_MAX	65535
 /* Bytes of the string operands of one program, each NUL-terminated. */
 #define TR_FILTER_STRINGS	512
 
@@ -43,7 +45,7 @@ enum tr_filter_op {
 /* Where a comparison's field comes from. */
 enum tr_filter_src {
 	TR_FSRC_INT,		/* integer of size bytes at offset */
-	TR_FSRC_CHARS,		/* char array of size bytes at offset, up to a NUL */
+	TR_FSRC_CHARS,		/* char array of chars bytes at offset, up to a NUL */
 	TR_FSRC_DATA_LOC,	/* __data_loc char[]: u32 locator at offset */
 	TR_FSRC_REL_LOC,	/* __rel_loc char[]: the same, from the locator's end */
 	TR_FSRC_CPU,		/* ftrace's CPU: the CPU the event happened on */
@@ -54,9 +56,9 @@ struct tr_filter_insn {
 	__u8 op;		/* enum tr_filter_op */
 	__u8 src;		/* enum tr_filter_src */
 	__u8 is_signed;		/* TR_FSRC_INT: compare as signed */
-	__u8 size;		/* TR_FSRC_INT: 1, 2, 4 or 8; TR_FSRC_CHARS: bytes */
+	__u8 size;		/* TR_FSRC_INT: 1, 2, 4 or 8 */
 	__u16 offset;		/* of the field (or its locator) in the record */
-	__u16 pad;
+	__u16 chars;		/* TR_FSRC_CHARS: the array's bytes */
 	__u64 value;		/* integer operand, or string operand's offset in strings */
 };
 
