@@ -14,7 +14,7 @@
  *	usthostile junk		evil:tick records whose size is not their fields', delivered always
  *	usthostile losses	a buffer whose loss counts say 5.6e18, one record delivered
  *
- * It says "ready" on stdout once all is made; forge and inject then end,
+ * It says "ready PID" on stdout once all is made; forge and inject then end,
  * the others live until killed.
  */
 #define _GNU_SOURCE
@@ -142,7 +142,7 @@ static int put(struct trb_buf *b, __u32 id, __u32 payload, __u64 value, __u64 pi
 
 static void ready(void)
 {
-	printf("ready\n");
+	printf("ready %d\n", getpid());
 	fflush(stdout);
 }
 
