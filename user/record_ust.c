@@ -41,7 +41,7 @@
  * its system and name are C identifiers (they go into the CTF metadata).
  * A record's pid is the process that handed its buffer over, as the
  * kernel says (SCM_CREDENTIALS, /proc); its tid is the thread it names
- * only when that is one of the process's threads, else the pid
+ * unless that is a live task of another process, then the pid
  * (thread_of()).  A record whose size is not what its fields say is
  * refused.  Each process may hand over UST_MAX_EVENTS events,
  * UST_MAX_METAS descriptions and UST_MAX_BUFFERS buffers (all processes
@@ -1176,20 +1176,25 @@ static int size_fits(const struct ust_layout *l, const struct tr_event_header *e
 }
 
 /*
- * The thread a record of b names, if it is one of the thread group that
- * handed b over (the kernel says so: /proc/PID/task/TID); else b's pid.
- * The last answer each way is kept: a buffer is one thread's at a time.
+ * The thread a record of b names, unless the kernel says it is not one of
+ * the thread group that handed b over: a live task of another group (its
+ * /proc/TID, and no /proc/PID/task/TID); then b's pid.  A thread that has
+ * ended is taken at its word (nothing names it any more).  The last
+ * answer each way is kept: a buffer is one thread's at a time.
  */
 static pid_t thread_of(struct ust_buf *b, pid_t tid)
 {
 	char path[64];
+	int other;
 
 	if (tid == b->pid || tid == b->tid_ok)
 		return tid;
 	if (tid <= 0 || tid == b->tid_bad)
 		return b->pid;
 	snprintf(path, sizeof(path), "/proc/%d/task/%d", b->pid, tid);
-	if (access(path, F_OK)) {
+	other = access(path, F_OK) != 0;
+	snprintf(path, sizeof(path), "/proc/%d", tid);
+	if (other && !access(path, F_OK)) {
 		b->tid_bad = tid;
 		return b->pid;
 	}
