@@ -242,6 +242,7 @@ static __u64 hash_bytes(const void *bytes, size_t len)
 	return h;
 }
 
+/* FNV-1a of a string's bytes. */
 static __u64 hash_string(const char *s)
 {
 	return hash_bytes(s, strlen(s));
@@ -305,13 +306,18 @@ static void hash_put(struct ust_hash *h, __u32 *slot, __u64 hash, __u32 entry)
 	h->used++;
 }
 
+/* h's memory freed (not its entries', the caller's). */
 static void hash_free(struct ust_hash *h)
 {
 	free(h->slots);
 	free(h->hashes);
 }
 
-/* Whether entry of u's array of strings that h indexes is key. */
+/*
+ * hash_slot()'s same() of each table: whether entry number entry of the
+ * array the table indexes (u->found, events, classes, procs,
+ * refused_files) is key's.
+ */
 static int same_found(const struct rec_ust *u, __u32 entry, const void *key)
 {
 	return !strcmp(u->found[entry], key);
@@ -341,6 +347,7 @@ static int same_file(const struct rec_ust *u, __u32 entry, const void *key)
 	return u->refused_files[entry].dev == f->dev && u->refused_files[entry].ino == f->ino;
 }
 
+/* The hash of pid's event local (class_index's). */
 static __u64 hash_class(pid_t pid, __u32 local)
 {
 	__u64 both = (__u64)(__u32)pid << 32 | local;
@@ -1289,6 +1296,12 @@ static void false_losses(struct rec_ust *u, struct ust_buf *b)
 	b->false_losses = 1;
 }
 
+/*
+ * u->copy, a sub-buffer of b, into the trace (its stream file, the
+ * relay): refused when its header is not a packet's, left out when it
+ * holds refused records only (junk), its loss counts zeroed when b's
+ * cannot be.  0, or the write's -errno.
+ */
 static int store(struct session *s, struct ust_buf *b)
 {
 	struct rec_ust *u = s->ust;
