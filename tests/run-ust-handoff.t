@@ -74,7 +74,7 @@ shrunk_under_record() {
 		>/dev/null 2>"$work/rec.err"
 	local status=$?
 	[ "$status" = 0 ] &&
-		grep -qx "  user space: 1 descriptors handed over or found were not libtracer-ust's sealed memory: refused, not read" \
+		grep -qx "  user space: refused 1 descriptors that were not libtracer-ust's sealed memory (not read)" \
 			"$work/rec.err" ||
 		{ echo "# exit $status"; diag "$work/rec.err"; return 1; }
 }
@@ -169,7 +169,7 @@ file_record() {
 	status=$?
 	stop_holder
 	[ "$status" = 0 ] && [ "$opens" = 0 ] &&
-		grep -qx "  user space: 1 descriptors handed over or found were not libtracer-ust's sealed memory: refused, not read" \
+		grep -qx "  user space: refused 1 descriptors that were not libtracer-ust's sealed memory (not read)" \
 			"$work/rec.err" ||
 		{ echo "# exit $status"; diag "$work/rec.err" "$work/hold.out"; return 1; }
 }

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <ctype.h>
 #include <errno.h>
 #include <string.h>
 #include <sys/random.h>
@@ -145,8 +146,28 @@ static void write_field(FILE *out, const struct tr_ctf_field *f)
 	}
 }
 
+int tr_ctf_is_identifier(const char *name)
+{
+	if (!isalpha((unsigned char)*name) && *name != '_')
+		return 0;
+	while (isalnum((unsigned char)*name) || *name == '_')
+		name++;
+	return !*name;
+}
+
+/* Whether text stands between double quotes in the metadata as it is (no quote, backslash, control). */
+static int quotable(const char *text)
+{
+	for (; *text; text++)
+		if (*text == '"' || *text == '\\' || (unsigned char)*text < ' ' || *text == 0x7f)
+			return 0;
+	return 1;
+}
+
 static int field_problem(const struct tr_ctf_field *f)
 {
+	if (!tr_ctf_is_identifier(f->name))
+		return 1;
 	if (f->kind == TR_CTF_UINT || f->kind == TR_CTF_INT)
 		return f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8;
 	if (f->kind == TR_CTF_ADDR)
@@ -158,6 +179,8 @@ int tr_ctf_write_event_class(FILE *out, const struct tr_ctf_event_class *c)
 {
 	unsigned int i;
 
+	if (!quotable(c->name))
+		return -EINVAL;
 	for (i = 0; i < c->nfields; i++)
 		if (field_problem(&c->fields[i]))
 			return -EINVAL;

@@ -110,9 +110,14 @@ int tr_ctf_write_metadata(FILE *out, const struct tr_ctf_trace *trace);
 /*
  * What a recording appends to the metadata when it finds streams and
  * events after it began (libtracer-ust's, record_ust.c): a stream class
- * like the others, an event class.  The latter 0 or -EINVAL.
+ * like the others, an event class.  The latter 0, or -EINVAL when a
+ * field's name is not a C identifier, the class's name holds a quote, a
+ * backslash or a control character (it would change the metadata's
+ * meaning), or a field is of no size CTF has.
  */
 void tr_ctf_write_stream_class(FILE *out, __u32 id);
+/* Whether name is a C identifier, as a field's name is in the metadata. */
+int tr_ctf_is_identifier(const char *name);
 int tr_ctf_write_event_class(FILE *out, const struct tr_ctf_event_class *c);
 
 /* Write all of len bytes, across short writes and signals (async-signal-safe); 0 or -errno. */

@@ -40,6 +40,25 @@
  * of events no -e selects are left out.  The channel's stream class and
  * each new event's format (.tracer/events) and CTF class (metadata) are
  * appended to the trace as they are found.
+ *
+ * Hostile programs.  The recorder runs as root; the programs it reads may
+ * be anyone's, so nothing they write is trusted beyond what it can be
+ * checked against.  A user-space event's system is its own: never a
+ * kernel system tracefs lists nor one of tracer's (kernel_system()), and
+ * its system and name are C identifiers (they go into the CTF metadata).
+ * A record's pid is the process that handed its buffer over, as the
+ * kernel says (SCM_CREDENTIALS, /proc); its tid is the thread it names
+ * unless that is a live task of another process, then the pid
+ * (thread_of()).  A record whose size is not what its fields say is
+ * refused.  Each process may hand over UST_MAX_EVENTS events,
+ * UST_MAX_METAS descriptions and UST_MAX_BUFFERS buffers (all processes
+ * together UST_MAX_BUFFERS_ALL, at most half the descriptors), of
+ * sub-buffers of at most UST_MAX_SUBBUF bytes; a round reads at most a
+ * lap of each buffer and UST_ROUND_BYTES in all, so a buffer that is
+ * always delivering holds up neither the others nor the end of the
+ * recording.  Loss counts above one event a nanosecond since boot are
+ * left out of the summary and the packets.  What is refused is counted,
+ * and said in one line of the summary.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -54,6 +73,7 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/pidfd.h>
 #include <sys/stat.h>
@@ -62,6 +82,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <event-parse.h>
+#include <tracefs.h>
 
 #include "session.h"
 #include "names.h"
@@ -74,8 +95,62 @@
 #define MAX_PEERS	256		/* programs connected to the registry at once */
 #define MAX_FIELDS	64
 #define NO_CLASS	(~0u)
+#define REFUSED_CLASS	(~1u)	/* refused (enum refusal): its records left out */
 #define BUFFER_LINK	"/memfd:" UST_BUFFER_MEMFD " (deleted)"
 #define META_LINK	"/memfd:" UST_META_MEMFD " (deleted)"
+
+/* What one process may hand over, and what a round reads (see above). */
+#define UST_MAX_EVENTS		1024
+#define UST_MAX_METAS		64
+#define UST_MAX_BUFFERS		256
+#define UST_MAX_BUFFERS_ALL	1024
+#define UST_MAX_SUBBUF		(8u << 20)
+#define UST_ROUND_BYTES		(64ull << 20)
+#define MAX_REGION		TR_BUF_REGION_SIZE(UST_MAX_SUBBUF, TR_MAX_SUBBUFS)
+
+/* What is refused, each counted (rec_ust_summary() says them in one line). */
+enum refusal {
+	REFUSED_SYSTEM,		/* an event in a kernel or tracer system */
+	REFUSED_NAME,		/* ... whose system or name is not a C identifier */
+	REFUSED_EVENTS,		/* ... past UST_MAX_EVENTS of its process */
+	REFUSED_IDS,		/* ... past the trace's TR_MAX_EVENTS */
+	REFUSED_FORMAT,		/* ... whose format is not one */
+	REFUSED_METAS,		/* a description past UST_MAX_METAS */
+	REFUSED_BUFFERS,	/* a buffer past UST_MAX_BUFFERS(_ALL) */
+	REFUSED_GEOMETRY,	/* a buffer of sub-buffers over UST_MAX_SUBBUF */
+	REFUSED_SIZE,		/* a record whose size is not its fields' */
+	REFUSED_PACKET,		/* a sub-buffer whose header is not a packet's */
+	REFUSED_LOSSES,		/* a buffer whose loss counts cannot be */
+	REFUSED_NOT_MEMORY,	/* a descriptor not the library's sealed memfd */
+	REFUSALS
+};
+
+static const char *const refusal_text[REFUSALS] = {
+	[REFUSED_SYSTEM] = "events in a kernel or tracer system",
+	[REFUSED_NAME] = "events not named by C identifiers",
+	[REFUSED_EVENTS] = "events past 1024 a process",
+	[REFUSED_IDS] = "events past the trace's 4096 ids",
+	[REFUSED_FORMAT] = "events of formats that are not one",
+	[REFUSED_METAS] = "event descriptions past 64 a process",
+	[REFUSED_BUFFERS] = "buffers past 256 a process or 1024 in all",
+	[REFUSED_GEOMETRY] = "buffers of sub-buffers over 8 MiB",
+	[REFUSED_SIZE] = "records whose size is not their fields'",
+	[REFUSED_PACKET] = "sub-buffers that were not packets",
+	[REFUSED_LOSSES] = "buffers' loss counts above an event a nanosecond since boot (left out)",
+	[REFUSED_NOT_MEMORY] = "descriptors that were not libtracer-ust's sealed memory (not read)",
+};
+
+/*
+ * Open addressing over entry numbers (a slot holds number + 1; 0 is
+ * empty) with each slot's hash beside it: a power of two of slots, at
+ * most half used.  The entries themselves are the caller's.
+ */
+struct ust_hash {
+	__u32 *slots;
+	__u64 *hashes;
+	__u32 mask;		/* slots - 1; 0 before the first entry */
+	__u32 used;
+};
 
 /* An event of one process: its id there, the trace's (NO_CLASS: not selected). */
 struct ust_class {
@@ -84,10 +159,31 @@ struct ust_class {
 	__u32 id;
 };
 
+/* Its record's fields: where the fixed part ends, where its strings' locators are. */
+struct ust_layout {
+	__u32 fixed;
+	unsigned int nlocs;
+	__u32 locs[MAX_FIELDS];
+};
+
 /* A trace-wide event: its format without the ID line, to find it again. */
 struct ust_event {
 	char *key;			/* "SYSTEM NAME\nFORMAT-WITHOUT-ID" */
 	__u32 id;
+	struct ust_layout layout;
+};
+
+/* What a process handed over so far, against its limits. */
+struct ust_proc {
+	pid_t pid;
+	unsigned int events, metas, buffers;
+	unsigned int past_events;	/* the most entries past UST_MAX_EVENTS a description had */
+};
+
+/* A buffer refused, by its memory's identity: counted once. */
+struct ust_file {
+	dev_t dev;
+	ino_t ino;
 };
 
 struct ust_buf {
@@ -101,6 +197,8 @@ struct ust_buf {
 	int fd;				/* the stream file, or -1 (--relay alone) */
 	int relay;			/* the relay's stream, or -1 */
 	int damaged;			/* its tables pointed outside it: left */
+	int false_losses;		/* its loss counts cannot be: left out */
+	pid_t tid_ok, tid_bad;		/* the last thread named checked, either way */
 };
 
 struct rec_ust {
@@ -109,24 +207,34 @@ struct rec_ust {
 	unsigned int npatterns;
 	char **found;			/* PROVIDER:EVENT of the events found, once each */
 	unsigned int nfound;
+	struct ust_hash found_index;
 	__u32 channel;			/* the "ust" stream class */
 	struct ust_class *classes;
 	unsigned int nclasses;
-	struct ust_event *events;
+	struct ust_hash class_index;	/* by pid and local id */
+	struct ust_event *events;	/* events[i] is trace id TR_MAX_EVENTS - 1 - i */
 	unsigned int nevents;
+	struct ust_hash event_index;	/* by key */
+	struct ust_proc *procs;
+	unsigned int nprocs;
+	struct ust_hash proc_index;
+	struct ust_file *refused_files;
+	unsigned int nrefused_files;
+	struct ust_hash refused_index;
+	char **kernel_systems;		/* tracefs's, or NULL */
+	unsigned long refused[REFUSALS];
+	unsigned int max_buffers;	/* all processes' */
+	unsigned int next_drain;	/* the buffer a round starts with */
 	struct ust_buf *bufs;
 	unsigned int nbufs;
 	ino_t *metas;			/* descriptions read, by inode */
 	unsigned int nmetas;
-	ino_t *refused;			/* descriptors not the library's memory, by inode */
-	unsigned int nrefused;
 	struct tep_handle *tep;
 	__u64 next_scan;
 	char *copy, *out;		/* a packet copied, and rewritten */
 	size_t copy_size;
 	unsigned long records, left_out;
-	pid_t *pids;			/* processes whose buffers were found */
-	unsigned int npids;
+	unsigned int npids;		/* processes whose buffers were found */
 	int readonly;			/* a dump's: nothing written into the buffers */
 	int sock;			/* the command's handoff socket, our end, or -1 */
 	int child_sock;			/* ... its end, until the command has it */
@@ -137,6 +245,178 @@ struct rec_ust {
 	int said_full;			/* ... that more than MAX_PEERS connected, once */
 	int said_no_getfd;		/* that descriptors are opened by path instead, once */
 };
+
+/* --- Lookups ----------------------------------------------------------------- */
+
+/* FNV-1a of len bytes. */
+static __u64 hash_bytes(const void *bytes, size_t len)
+{
+	const unsigned char *p = bytes;
+	__u64 h = 0xcbf29ce484222325ull;
+
+	while (len--)
+		h = (h ^ *p++) * 0x100000001b3ull;
+	return h;
+}
+
+/* FNV-1a of a string's bytes. */
+static __u64 hash_string(const char *s)
+{
+	return hash_bytes(s, strlen(s));
+}
+
+/* Room for one more entry in h (its slots may move): 0 or -ENOMEM. */
+static int hash_reserve(struct ust_hash *h)
+{
+	__u32 size = h->mask ? 2 * (h->mask + 1) : 64, i, j;
+	__u32 *slots;
+	__u64 *hashes;
+
+	if (h->mask && 2 * (h->used + 1) <= h->mask + 1)
+		return 0;
+	slots = calloc(size, sizeof(*slots));
+	hashes = calloc(size, sizeof(*hashes));
+	if (!slots || !hashes) {
+		free(slots);
+		free(hashes);
+		return -ENOMEM;
+	}
+	for (i = 0; h->mask && i <= h->mask; i++) {
+		if (!h->slots[i])
+			continue;
+		for (j = h->hashes[i] & (size - 1); slots[j]; j = (j + 1) & (size - 1))
+			;
+		slots[j] = h->slots[i];
+		hashes[j] = h->hashes[i];
+	}
+	free(h->slots);
+	free(h->hashes);
+	h->slots = slots;
+	h->hashes = hashes;
+	h->mask = size - 1;
+	return 0;
+}
+
+/*
+ * The slot of the entry of this hash that same(u, entry, key) says is
+ * key's, or the empty slot where it would go; NULL while h is empty.
+ */
+static __u32 *hash_slot(const struct ust_hash *h, __u64 hash, const struct rec_ust *u,
+			int (*same)(const struct rec_ust *u, __u32 entry, const void *key),
+			const void *key)
+{
+	__u32 i;
+
+	if (!h->mask)
+		return NULL;
+	for (i = hash & h->mask; h->slots[i]; i = (i + 1) & h->mask)
+		if (h->hashes[i] == hash && same(u, h->slots[i] - 1, key))
+			break;
+	return &h->slots[i];
+}
+
+/* Entry number entry put in slot (an empty one hash_slot() gave, for hash). */
+static void hash_put(struct ust_hash *h, __u32 *slot, __u64 hash, __u32 entry)
+{
+	*slot = entry + 1;
+	h->hashes[slot - h->slots] = hash;
+	h->used++;
+}
+
+/* h's memory freed (not its entries', the caller's). */
+static void hash_free(struct ust_hash *h)
+{
+	free(h->slots);
+	free(h->hashes);
+}
+
+/*
+ * hash_slot()'s same() of each table: whether entry number entry of the
+ * array the table indexes (u->found, events, classes, procs,
+ * refused_files) is key's.
+ */
+static int same_found(const struct rec_ust *u, __u32 entry, const void *key)
+{
+	return !strcmp(u->found[entry], key);
+}
+
+static int same_event(const struct rec_ust *u, __u32 entry, const void *key)
+{
+	return !strcmp(u->events[entry].key, key);
+}
+
+static int same_class(const struct rec_ust *u, __u32 entry, const void *key)
+{
+	const struct ust_class *c = key;
+
+	return u->classes[entry].pid == c->pid && u->classes[entry].local == c->local;
+}
+
+static int same_proc(const struct rec_ust *u, __u32 entry, const void *key)
+{
+	return u->procs[entry].pid == *(const pid_t *)key;
+}
+
+static int same_file(const struct rec_ust *u, __u32 entry, const void *key)
+{
+	const struct ust_file *f = key;
+
+	return u->refused_files[entry].dev == f->dev && u->refused_files[entry].ino == f->ino;
+}
+
+/* The hash of pid's event local (class_index's). */
+static __u64 hash_class(pid_t pid, __u32 local)
+{
+	__u64 both = (__u64)(__u32)pid << 32 | local;
+
+	return hash_bytes(&both, sizeof(both));
+}
+
+/* What pid handed over so far (made on first sight), or NULL: out of memory. */
+static struct ust_proc *proc_of(struct rec_ust *u, pid_t pid)
+{
+	__u64 hash = hash_bytes(&pid, sizeof(pid));
+	struct ust_proc *procs;
+	__u32 *slot;
+
+	if (hash_reserve(&u->proc_index))
+		return NULL;
+	slot = hash_slot(&u->proc_index, hash, u, same_proc, &pid);
+	if (*slot)
+		return &u->procs[*slot - 1];
+	procs = realloc(u->procs, (u->nprocs + 1) * sizeof(*procs));
+	if (!procs)
+		return NULL;
+	u->procs = procs;
+	procs[u->nprocs] = (struct ust_proc) { .pid = pid };
+	hash_put(&u->proc_index, slot, hash, u->nprocs);
+	return &procs[u->nprocs++];
+}
+
+/*
+ * Count a refusal of the buffer st is, once however often it is found
+ * again; 1 if it was refused before (so is again, uncounted).
+ */
+static int refuse_file(struct rec_ust *u, const struct stat *st, enum refusal why)
+{
+	struct ust_file f = { st->st_dev, st->st_ino }, *files;
+	__u64 hash = hash_bytes(&f, sizeof(f));
+	__u32 *slot;
+
+	if (hash_reserve(&u->refused_index))
+		return 1;
+	slot = hash_slot(&u->refused_index, hash, u, same_file, &f);
+	if (*slot)
+		return 1;
+	files = realloc(u->refused_files, (u->nrefused_files + 1) * sizeof(*files));
+	if (!files)
+		return 1;
+	u->refused_files = files;
+	files[u->nrefused_files] = f;
+	hash_put(&u->refused_index, slot, hash, u->nrefused_files++);
+	u->refused[why]++;
+	return 0;
+}
 
 static int add_pattern(struct rec_ust *u, const char *pattern)
 {
@@ -198,18 +478,19 @@ int rec_ust_split_specs(struct session *s, const char **specs, const char **filt
 /* Keep name for the summary's suggestions, once. */
 static void note_found(struct rec_ust *u, const char *name)
 {
+	__u64 hash = hash_string(name);
 	char **more;
-	unsigned int i;
+	__u32 *slot;
 
-	for (i = 0; i < u->nfound; i++)
-		if (!strcmp(u->found[i], name))
-			return;
+	if (hash_reserve(&u->found_index) ||
+	    *(slot = hash_slot(&u->found_index, hash, u, same_found, name)))
+		return;
 	more = realloc(u->found, (u->nfound + 1) * sizeof(*more));
 	if (!more)
 		return;
 	u->found = more;
 	if ((more[u->nfound] = strdup(name)))
-		u->nfound++;
+		hash_put(&u->found_index, slot, hash, u->nfound++);
 }
 
 static int selected(struct rec_ust *u, const char *system, const char *name)
@@ -266,6 +547,16 @@ static int open_registry(struct session *s)
 	return tr_waiter_watch(&s->waiter, fd, EPOLLIN);
 }
 
+/* How many buffers all processes may hand over: UST_MAX_BUFFERS_ALL, at most half the descriptors. */
+static unsigned int buffers_allowed(void)
+{
+	struct rlimit files;
+
+	if (getrlimit(RLIMIT_NOFILE, &files) || files.rlim_cur / 2 >= UST_MAX_BUFFERS_ALL)
+		return UST_MAX_BUFFERS_ALL;
+	return files.rlim_cur / 2;
+}
+
 int rec_ust_start(struct session *s)
 {
 	struct rec_ust *u = s->ust;
@@ -282,6 +573,10 @@ int rec_ust_start(struct session *s)
 	}
 	u->channel = s->nchannels;
 	u->tep = tep_alloc();
+	/* Where tracefs is not mounted, no more than tracer's own list (it is not mounted for this). */
+	if (tracefs_tracing_dir_is_mounted(false, NULL) == 1)
+		u->kernel_systems = tracefs_event_systems(NULL);
+	u->max_buffers = buffers_allowed();
 	f = open_memstream(&text, &len);
 	if (!u->tep || !f)
 		return -ENOMEM;
@@ -312,9 +607,33 @@ static int id_line(const char *format, size_t len, const char **start, const cha
 	return *end ? 0 : -1;
 }
 
-/* Its CTF class and format appended to the trace: 0 or -errno. */
+/* Where ev's records' fixed part ends and where its strings' locators are: 0, or -EINVAL. */
+static int layout_of(const struct tep_event *ev, struct ust_layout *l)
+{
+	const struct tep_format_field *lists[] = { ev->format.common_fields, ev->format.fields };
+	const struct tep_format_field *f;
+	unsigned int i;
+
+	*l = (struct ust_layout) { 0 };
+	/* A string's locator holds 16-bit offsets: no field of a record lies past them. */
+	for (i = 0; i < 2; i++)
+		for (f = lists[i]; f; f = f->next) {
+			if (f->offset < 0 || f->size < 0 || f->offset + f->size > 65536)
+				return -EINVAL;
+			if ((__u32)(f->offset + f->size) > l->fixed)
+				l->fixed = f->offset + f->size;
+			if (!(f->flags & TEP_FIELD_IS_DYNAMIC))
+				continue;
+			if (l->nlocs == MAX_FIELDS || f->size != 4)
+				return -EINVAL;
+			l->locs[l->nlocs++] = f->offset;
+		}
+	return 0;
+}
+
+/* Its CTF class and format appended to the trace, its record's layout in l: 0 or -errno. */
 static int declare(struct session *s, __u32 id, const char *system, const char *name,
-		   const char *format)
+		   const char *format, struct ust_layout *l)
 {
 	struct rec_ust *u = s->ust;
 	struct tr_ctf_field fields[MAX_FIELDS];
@@ -324,7 +643,7 @@ static int declare(struct session *s, __u32 id, const char *system, const char *
 	int nf, err;
 	FILE *f;
 
-	if (tep_parse_format(u->tep, &ev, format, strlen(format), system))
+	if (tep_parse_format(u->tep, &ev, format, strlen(format), system) || layout_of(ev, l))
 		return -EINVAL;
 	nf = tr_ctf_fields_from_format(ev, fields, MAX_FIELDS);
 	if (nf < 0)
@@ -350,81 +669,191 @@ static int declare(struct session *s, __u32 id, const char *system, const char *
 	return err;
 }
 
-/* The trace's id of this event, declared on first sight: NO_CLASS if it cannot be. */
+/*
+ * Why system:name is not in the trace (declare()'s error, or -ENOSPC: no
+ * id left): a refusal counted, when it is the event's (REFUSED_CLASS), else
+ * said (NO_CLASS).
+ */
+static __u32 not_declared(struct rec_ust *u, const char *system, const char *name, int err)
+{
+	if (err == -ENOSPC || err == -EINVAL || err == -E2BIG) {
+		u->refused[err == -ENOSPC ? REFUSED_IDS : REFUSED_FORMAT]++;
+		return REFUSED_CLASS;
+	}
+	rec_say("cannot add user-space event %s:%s to the trace", system, name);
+	return NO_CLASS;
+}
+
+/*
+ * The trace's id of this event, declared on first sight: NO_CLASS if it
+ * cannot be, REFUSED_CLASS when it is refused (not_declared()).
+ */
 static __u32 trace_id(struct session *s, const char *system, const char *name,
 		      const char *format, size_t len)
 {
 	struct rec_ust *u = s->ust;
 	const char *line, *after_id;
 	char *key = NULL, *text = NULL;
-	unsigned int i;
-	__u32 id;
+	struct ust_layout layout;
+	struct ust_event *events;
+	__u64 hash;
+	__u32 id, *slot;
+	int err;
 
 	if (id_line(format, len, &line, &after_id) ||
 	    asprintf(&key, "%s %s\n%.*s", system, name, (int)(format + len - after_id), after_id) < 0)
 		return NO_CLASS;
-	for (i = 0; i < u->nevents; i++)
-		if (!strcmp(u->events[i].key, key)) {
-			free(key);
-			return u->events[i].id;
-		}
+	hash = hash_string(key);
+	slot = hash_reserve(&u->event_index) ? NULL : hash_slot(&u->event_index, hash, u, same_event, key);
+	if (slot && *slot) {
+		free(key);
+		return u->events[*slot - 1].id;
+	}
 	/* The format for the trace, its ID line saying the trace's id. */
 	id = TR_MAX_EVENTS - 1 - u->nevents;
-	if (id < s->events.count ||
-	    asprintf(&text, "%.*s\nID: %u%.*s", (int)(line - format), format, id,
-		     (int)(format + len - after_id), after_id) < 0)
-		text = NULL;
-	if (!text || declare(s, id, system, name, text) ||
-	    !(u->events = realloc(u->events, (u->nevents + 1) * sizeof(*u->events)))) {
-		rec_say("cannot add user-space event %s:%s to the trace", system, name);
-		free(text);
-		free(key);
-		return NO_CLASS;
-	}
+	err = !slot ? -ENOMEM : id < s->events.count ? -ENOSPC : 0;
+	if (!err && asprintf(&text, "%.*s\nID: %u%.*s", (int)(line - format), format, id,
+			     (int)(format + len - after_id), after_id) < 0)
+		err = -ENOMEM;
+	if (!err)
+		err = declare(s, id, system, name, text, &layout);
+	if (!err && !(events = realloc(u->events, (u->nevents + 1) * sizeof(*events))))
+		err = -ENOMEM;
 	free(text);
-	u->events[u->nevents++] = (struct ust_event) { key, id };
+	if (err) {
+		free(key);
+		return not_declared(u, system, name, err);
+	}
+	u->events = events;
+	events[u->nevents] = (struct ust_event) { key, id, layout };
+	hash_put(&u->event_index, slot, hash, u->nevents++);
 	return id;
 }
 
-static int add_class(struct rec_ust *u, pid_t pid, __u32 local, __u32 id)
+/* pid's event local, of trace id id, once: 0 or -errno. */
+static int add_class(struct rec_ust *u, __u32 *slot, __u64 hash, pid_t pid, __u32 local, __u32 id)
 {
 	struct ust_class *c = realloc(u->classes, (u->nclasses + 1) * sizeof(*c));
 
 	if (!c)
 		return -ENOMEM;
 	u->classes = c;
-	c[u->nclasses++] = (struct ust_class) { pid, local, id };
+	c[u->nclasses] = (struct ust_class) { pid, local, id };
+	hash_put(&u->class_index, slot, hash, u->nclasses++);
 	return 0;
 }
 
-/* A process's description of its events (ust_meta.c's text): each entry a class. */
+/*
+ * Whether system is a kernel's (tracefs lists it) or tracer's own (its
+ * events, its probes', those whose fields report reads to name tasks):
+ * a user-space event there would pass for one of them.
+ */
+static int kernel_system(const struct rec_ust *u, const char *system)
+{
+	static const char *const reserved[] = {
+		"tracer", "uprobe", "uretprobe", "kprobe", "kretprobe", "fentry", "fexit",
+		"sched", "task", "syscalls", "raw_syscalls",
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(reserved) / sizeof(reserved[0]); i++)
+		if (!strcmp(system, reserved[i]))
+			return 1;
+	for (i = 0; u->kernel_systems && u->kernel_systems[i]; i++)
+		if (!strcmp(system, u->kernel_systems[i]))
+			return 1;
+	return !strncmp(system, "sdt_", 4);
+}
+
+/*
+ * The trace's id of pid's event local (NO_CLASS: not selected), or why it
+ * is refused.
+ */
+static int class_id(struct session *s, const char *system, const char *name,
+		    const char *format, size_t len, __u32 *id)
+{
+	struct rec_ust *u = s->ust;
+
+	if (!tr_ctf_is_identifier(system) || !tr_ctf_is_identifier(name))
+		return REFUSED_NAME;
+	if (kernel_system(u, system))
+		return REFUSED_SYSTEM;
+	*id = selected(u, system, name) ? trace_id(s, system, name, format, len) : NO_CLASS;
+	return REFUSALS;
+}
+
+/*
+ * One entry of a description at p, before end: "event LOCAL SYSTEM NAME
+ * LEN\n" and LEN bytes of format.  The entry's length, or 0 when it is
+ * not one.
+ */
+static size_t meta_entry(const char *p, const char *end, unsigned int *local, char *system,
+			 char *name, const char **format, size_t *len)
+{
+	const char *newline = memchr(p, '\n', end - p < 256 ? end - p : 256);
+	char header[256];
+	int used;
+
+	if (!newline)
+		return 0;
+	snprintf(header, sizeof(header), "%.*s", (int)(newline - p), p);
+	if (sscanf(header, "event %u %63s %127s %zu%n", local, system, name, len, &used) != 4 ||
+	    header[used] || *len > (size_t)(end - newline - 1))
+		return 0;
+	*format = newline + 1;
+	return newline + 1 - p + *len;
+}
+
+/*
+ * A process's description of its events (ust_meta.c's text): each entry a
+ * class, up to UST_MAX_EVENTS of the process; one it has already stays,
+ * and one refused is counted once.
+ */
 static void read_meta(struct session *s, pid_t pid, const char *text, size_t size)
 {
-	const char *p = text, *end = text + size;
+	struct rec_ust *u = s->ust;
+	struct ust_proc *proc = proc_of(u, pid);
+	const char *p = text, *end = text + size, *format;
+	unsigned int local, past = 0;
+	size_t len, entry;
+	char system[64], name[128];
 
-	while (p < end) {
-		char system[64], name[128];
-		unsigned int local;
-		size_t len;
-		int header;
+	if (proc)
+		proc->metas++;
+	while (proc && (entry = meta_entry(p, end, &local, system, name, &format, &len))) {
+		__u64 hash = hash_class(pid, local);
+		struct ust_class key = { pid, local, 0 };
+		__u32 *slot = hash_reserve(&u->class_index) ? NULL :
+			hash_slot(&u->class_index, hash, u, same_class, &key);
+		__u32 id = REFUSED_CLASS;
+		int refused;
 
-		if (sscanf(p, "event %u %63s %127s %zu\n%n", &local, system, name, &len, &header) != 4 ||
-		    len > (size_t)(end - p - header))
-			return;
-		add_class(s->ust, pid, local, selected(s->ust, system, name) ?
-			  trace_id(s, system, name, p + header, len) : NO_CLASS);
-		p += header + len;
+		p += entry;
+		if (!slot || *slot)
+			continue;
+		if (proc->events >= UST_MAX_EVENTS) {
+			past++;
+			continue;
+		}
+		refused = class_id(s, system, name, format, len, &id);
+		if (refused != REFUSALS)
+			u->refused[refused]++;
+		if (add_class(u, slot, hash, pid, local, id))
+			break;
+		proc->events++;
+	}
+	if (proc && past > proc->past_events) {
+		u->refused[REFUSED_EVENTS] += past - proc->past_events;
+		proc->past_events = past;
 	}
 }
 
 static __u32 class_of(const struct rec_ust *u, pid_t pid, __u32 local)
 {
-	unsigned int i;
+	struct ust_class key = { pid, local, 0 };
+	__u32 *slot = hash_slot(&u->class_index, hash_class(pid, local), u, same_class, &key);
 
-	for (i = u->nclasses; i-- > 0;)
-		if (u->classes[i].pid == pid && u->classes[i].local == local)
-			return u->classes[i].id;
-	return NO_CLASS;
+	return slot && *slot ? u->classes[*slot - 1].id : NO_CLASS;
 }
 
 /* --- Finding buffers ---------------------------------------------------------- */
@@ -473,27 +902,11 @@ static int known_meta(const struct rec_ust *u, ino_t ino)
 	return 0;
 }
 
-/* Count the descriptor of st as refused, once however often it is found. */
-static void note_refused(struct rec_ust *u, const struct stat *st)
-{
-	ino_t *refused;
-	unsigned int i;
-
-	for (i = 0; i < u->nrefused; i++)
-		if (u->refused[i] == st->st_ino)
-			return;
-	refused = realloc(u->refused, (u->nrefused + 1) * sizeof(*refused));
-	if (refused) {
-		u->refused = refused;
-		refused[u->nrefused++] = st->st_ino;
-	}
-}
-
 /*
  * Whether fd is memory as the library makes it (ust/handoff.h): a memfd
  * sealed at its size (st its size, then), so that no mapping of it can
  * fault, however its program or user treats it.  Anything else handed
- * over, or swapped in for it, is counted (note_refused()) and left.  The
+ * over, or swapped in for it, is counted (refuse_file()) and left.  The
  * seals are read first: once they are set, the size fstat() gives holds.
  */
 static int library_memfd(struct rec_ust *u, int fd, struct stat *st)
@@ -506,8 +919,27 @@ static int library_memfd(struct rec_ust *u, int fd, struct stat *st)
 	if (S_ISREG(st->st_mode) && seals >= 0 && (seals & UST_SEALS_NEEDED) == UST_SEALS_NEEDED &&
 	    !fstatfs(fd, &fs) && fs.f_type == TMPFS_MAGIC)
 		return 1;
-	note_refused(u, st);
+	refuse_file(u, st, REFUSED_NOT_MEMORY);
 	return 0;
+}
+
+/*
+ * Whether pid may hand over no more of this kind (REFUSED_METAS,
+ * REFUSED_BUFFERS; REFUSED_GEOMETRY: none of this size): the memory st is
+ * then refused, counted once.
+ */
+static int over_limit(struct rec_ust *u, pid_t pid, const struct stat *st, enum refusal why)
+{
+	const struct ust_proc *proc = proc_of(u, pid);
+	int over = !proc || why == REFUSED_GEOMETRY;
+
+	if (!over && why == REFUSED_METAS)
+		over = proc->metas >= UST_MAX_METAS;
+	else if (!over)
+		over = proc->buffers >= UST_MAX_BUFFERS || u->nbufs >= u->max_buffers;
+	if (over)
+		refuse_file(u, st, why);
+	return over;
 }
 
 static void take_meta(struct session *s, pid_t pid, int fd)
@@ -518,7 +950,7 @@ static void take_meta(struct session *s, pid_t pid, int fd)
 	char *text;
 
 	if (!library_memfd(u, fd, &st) || known_meta(u, st.st_ino) || st.st_size <= 0 ||
-	    st.st_size > (64 << 20))
+	    st.st_size > (64 << 20) || over_limit(u, pid, &st, REFUSED_METAS))
 		return;
 	metas = realloc(u->metas, (u->nmetas + 1) * sizeof(*metas));
 	if (!metas)
@@ -541,19 +973,13 @@ static int known_buffer(const struct rec_ust *u, const struct stat *st)
 	return 0;
 }
 
+/* One more buffer of pid's taken (it was in the limits: over_limit()). */
 static void note_pid(struct rec_ust *u, pid_t pid)
 {
-	unsigned int i;
-	pid_t *pids;
+	struct ust_proc *proc = proc_of(u, pid);
 
-	for (i = 0; i < u->npids; i++)
-		if (u->pids[i] == pid)
-			return;
-	pids = realloc(u->pids, (u->npids + 1) * sizeof(*pids));
-	if (pids) {
-		u->pids = pids;
-		pids[u->npids++] = pid;
-	}
+	if (proc && !proc->buffers++)
+		u->npids++;
 }
 
 /* Map a buffer found in pid's memory, and open its stream file. */
@@ -566,10 +992,11 @@ static void take_buffer(struct session *s, pid_t pid, int fd)
 	void *region;
 	int attached;
 
-	if (!library_memfd(u, fd, &st) || known_buffer(u, &st))
+	if (!library_memfd(u, fd, &st) || known_buffer(u, &st) ||
+	    over_limit(u, pid, &st, (__u64)st.st_size > MAX_REGION ? REFUSED_GEOMETRY : REFUSED_BUFFERS))
 		return;
 	if (st.st_size < TR_CTL_SIZE) {
-		note_refused(u, &st);
+		refuse_file(u, &st, REFUSED_NOT_MEMORY);
 		return;
 	}
 	region = mmap(NULL, st.st_size, PROT_READ | (u->readonly ? 0 : PROT_WRITE), MAP_SHARED,
@@ -578,6 +1005,10 @@ static void take_buffer(struct session *s, pid_t pid, int fd)
 		return;
 	/* Found by a scan while its program still makes it: taken when it is made. */
 	attached = trb_attach(&rb, region, tr_clock_monotonic_ns);
+	if (!attached && rb.subbuf_size > UST_MAX_SUBBUF) {
+		refuse_file(u, &st, REFUSED_GEOMETRY);
+		attached = -EAGAIN;
+	}
 	b = attached == -EAGAIN ? NULL : realloc(u->bufs, (u->nbufs + 1) * sizeof(*b));
 	if (!b) {
 		munmap(region, st.st_size);
@@ -877,11 +1308,81 @@ static void receive(struct session *s)
 
 /* --- Reading buffers ---------------------------------------------------------- */
 
+/* Whether a record's size is its event's fields': the fixed part, its strings, nothing after. */
+static int size_fits(const struct ust_layout *l, const struct tr_event_header *e)
+{
+	const char *payload = (const char *)(e + 1);
+	__u32 end = l->fixed, i, loc;
+
+	if (e->size < l->fixed)
+		return 0;
+	for (i = 0; i < l->nlocs; i++) {
+		memcpy(&loc, payload + l->locs[i], sizeof(loc));
+		if ((loc & 0xffff) < l->fixed || (loc & 0xffff) + (loc >> 16) > e->size)
+			return 0;
+		if ((loc & 0xffff) + (loc >> 16) > end)
+			end = (loc & 0xffff) + (loc >> 16);
+	}
+	return end == e->size;
+}
+
+/*
+ * The thread a record of b names, unless the kernel says it is not one of
+ * the thread group that handed b over: a live task of another group (its
+ * /proc/TID, and no /proc/PID/task/TID); then b's pid.  A thread that has
+ * ended is taken at its word (nothing names it any more).  The last
+ * answer each way is kept: a buffer is one thread's at a time.
+ */
+static pid_t thread_of(struct ust_buf *b, pid_t tid)
+{
+	char path[64];
+	int other;
+
+	if (tid == b->pid || tid == b->tid_ok)
+		return tid;
+	if (tid <= 0 || tid == b->tid_bad)
+		return b->pid;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d", b->pid, tid);
+	other = access(path, F_OK) != 0;
+	snprintf(path, sizeof(path), "/proc/%d", tid);
+	if (other && !access(path, F_OK)) {
+		b->tid_bad = tid;
+		return b->pid;
+	}
+	b->tid_ok = tid;
+	return tid;
+}
+
+/*
+ * Record e of b, of the trace's event id, into the trace at to: its
+ * event id, and its pid and tid (in the header and common_pid) as the
+ * kernel says they are.
+ */
+static void put_record(struct rec_ust *u, struct ust_buf *b, const struct tr_event_header *e,
+		       __u32 id, __u64 to)
+{
+	struct tr_event_header *copy = (void *)(u->out + to);
+	struct ust_common { __u16 type; __u8 flags, preempt_count; __s32 pid; } common;
+
+	memcpy(copy, e, sizeof(*e) + e->size);
+	copy->id = id;
+	copy->pid = b->pid;
+	copy->tid = thread_of(b, e->tid);
+	if (e->size < sizeof(common))
+		return;
+	memcpy(&common, copy + 1, sizeof(common));
+	common.type = id;
+	common.pid = copy->tid;
+	memcpy(copy + 1, &common, sizeof(common));
+}
+
 /*
  * u->copy (a packet of b, checked) rewritten into u->out for the trace:
- * its stream, and the selected records with the trace's event ids.
+ * its stream, and the selected records with the trace's event ids.  How
+ * many records it keeps, or -1 when it refused some and kept none (junk:
+ * not written).
  */
-static void rewrite(struct rec_ust *u, const struct ust_buf *b)
+static long rewrite(struct rec_ust *u, struct ust_buf *b)
 {
 	const struct tr_packet_header *h = (const void *)u->copy;
 	struct tr_packet_header *o = (void *)u->out;
@@ -889,6 +1390,7 @@ static void rewrite(struct rec_ust *u, const struct ust_buf *b)
 	const struct tr_event_header *e;
 	const char *problem;
 	__u64 to = sizeof(*o), end = to, on_disk;
+	long kept = 0, refused = 0;
 
 	*o = *h;
 	o->stream_id = u->channel;
@@ -896,40 +1398,76 @@ static void rewrite(struct rec_ust *u, const struct ust_buf *b)
 	tr_packet_iter_init(&it, u->copy);
 	while ((e = tr_packet_next(&it, &problem))) {
 		__u32 id = class_of(u, b->pid, e->id);
-		struct tr_event_header *copy = (void *)(u->out + trb_record_align(to));
-		__u16 common_type = id;
 
 		if (id == NO_CLASS) {
 			u->left_out++;
 			continue;
 		}
+		if (id == REFUSED_CLASS ||
+		    !size_fits(&u->events[TR_MAX_EVENTS - 1 - id].layout, e)) {
+			u->refused[REFUSED_SIZE] += id != REFUSED_CLASS;
+			refused++;
+			continue;
+		}
 		to = trb_record_align(to);
-		memcpy(copy, e, sizeof(*e) + e->size);
-		copy->id = id;
-		if (e->size >= sizeof(common_type))
-			memcpy(copy + 1, &common_type, sizeof(common_type));
+		put_record(u, b, e, id, to);
 		to += sizeof(*e) + e->size;
 		end = to;
-		u->records++;
+		kept++;
 	}
+	u->records += kept;
 	on_disk = trb_packet_sizes(&b->rb, o, end);
 	memset(u->out + end, 0, on_disk - end);
+	return refused && !kept ? -1 : kept;
 }
 
+/*
+ * Whether a packet's loss counts can be: each at most one event a
+ * nanosecond since boot (no writer attempts more), so that their sum
+ * cannot wrap either.
+ */
+static int losses_credible(const struct tr_packet_header *h, __u64 now)
+{
+	return h->lost_full <= now && h->lost_wrap <= now && h->lost_big <= now &&
+	       h->lost_busy <= now;
+}
+
+/* b's loss counts left out of its packets from now on: they cannot be. */
+static void false_losses(struct rec_ust *u, struct ust_buf *b)
+{
+	if (!b->false_losses)
+		u->refused[REFUSED_LOSSES]++;
+	b->false_losses = 1;
+}
+
+/*
+ * u->copy, a sub-buffer of b, into the trace (its stream file, the
+ * relay): refused when its header is not a packet's, left out when it
+ * holds refused records only (junk), its loss counts zeroed when b's
+ * cannot be.  0, or the write's -errno.
+ */
 static int store(struct session *s, struct ust_buf *b)
 {
 	struct rec_ust *u = s->ust;
-	unsigned long before = u->records;
+	struct tr_packet_header *o = (void *)u->out;
+	long kept;
 
-	if (tr_packet_header_problem((const void *)u->copy, b->rb.subbuf_size))
+	if (tr_packet_header_problem((const void *)u->copy, b->rb.subbuf_size)) {
+		u->refused[REFUSED_PACKET]++;
 		return 0;
-
-	rewrite(u, b);
-	s->records += u->records - before;
+	}
+	kept = rewrite(u, b);
+	if (kept < 0)
+		return 0;
+	if (!losses_credible(o, tr_clock_monotonic_ns()))
+		false_losses(u, b);
+	if (b->false_losses)
+		o->events_discarded = o->lost_full = o->lost_wrap = o->lost_big = o->lost_busy = 0;
+	s->records += kept;
 	rec_relay_send(s, b->relay, u->out);
 	if (b->fd < 0)
 		return 0;
-	s->bytes += ((const struct tr_packet_header *)u->out)->packet_size / 8;
+	s->bytes += o->packet_size / 8;
 	return tr_ctf_write_packet(b->fd, u->out);
 }
 
@@ -942,13 +1480,20 @@ static int inside(const struct ust_buf *b, const char *packet)
 	       packet + b->rb.subbuf_size <= (const char *)b->region + b->size;
 }
 
-static void drain(struct session *s, struct ust_buf *b)
+/*
+ * The sub-buffers b delivered, at most a lap of them and *budget bytes
+ * (less what they take): a buffer that is always delivering (another
+ * process may make it so) holds up neither the others nor the recording.
+ */
+static void drain(struct session *s, struct ust_buf *b, __u64 *budget)
 {
 	struct rec_ust *u = s->ust;
+	unsigned int lap = 1u << b->rb.nsubbuf_order;
 	const char *packet;
 	__u64 pos;
 
-	while (!b->damaged && !s->write_error && !trb_get_subbuf(&b->rb, &pos, &packet)) {
+	while (!b->damaged && !s->write_error && lap-- && *budget >= b->rb.subbuf_size &&
+	       !trb_get_subbuf(&b->rb, &pos, &packet)) {
 		if (!inside(b, packet)) {
 			b->damaged = 1;
 			rec_say("user-space buffer of pid %d points outside itself: left", b->pid);
@@ -956,15 +1501,15 @@ static void drain(struct session *s, struct ust_buf *b)
 		}
 		memcpy(u->copy, packet, b->rb.subbuf_size);
 		trb_put_subbuf(&b->rb, pos);
+		*budget -= b->rb.subbuf_size;
 		s->write_error = store(s, b);
 	}
 }
 
-
 void rec_ust_consume(struct session *s)
 {
 	struct rec_ust *u = s->ust;
-	__u64 now;
+	__u64 now, budget = UST_ROUND_BYTES;
 	unsigned int i;
 
 	if (!u || !s->recording)
@@ -977,8 +1522,11 @@ void rec_ust_consume(struct session *s)
 		scan(s);
 		u->next_scan = now + SCAN_NS;
 	}
-	for (i = 0; i < u->nbufs; i++)
-		drain(s, &u->bufs[i]);
+	/* UST_ROUND_BYTES a round, the next round starting where this one stopped. */
+	for (i = 0; i < u->nbufs && budget >= UST_MAX_SUBBUF; i++)
+		drain(s, &u->bufs[(u->next_drain + i) % u->nbufs], &budget);
+	if (u->nbufs)
+		u->next_drain = (u->next_drain + i) % u->nbufs;
 }
 
 void rec_ust_finish(struct session *s)
@@ -992,7 +1540,7 @@ void rec_ust_finish(struct session *s)
 	scan(s);
 	for (i = 0; i < u->nbufs && !s->write_error; i++) {
 		struct ust_buf *b = &u->bufs[i];
-		__u64 pos;
+		__u64 pos, budget = ~0ull;
 
 		/*
 		 * A process that ended writes no more: its open sub-buffers are
@@ -1001,7 +1549,7 @@ void rec_ust_finish(struct session *s)
 		 */
 		if (!b->damaged && kill(b->pid, 0) && errno == ESRCH)
 			trb_flush(&b->rb);
-		drain(s, b);
+		drain(s, b, &budget);
 		if (b->damaged)
 			continue;
 		/* The records of the open sub-buffer: its thread may be writing one. */
@@ -1090,9 +1638,9 @@ int tr_ust_dump(pid_t pid, const char *output, int force)
 		if (!d.b->damaged)
 			s.write_error = tr_ubuf_snapshot(&d.b->rb, u->copy, snapshot_packet, &d);
 	}
-	if (!err && u->nrefused)
-		rec_say("%u descriptors of process %d were not libtracer-ust's sealed memory: refused, not read",
-			u->nrefused, pid);
+	if (!err && u->refused[REFUSED_NOT_MEMORY])
+		rec_say("%lu descriptors of process %d were not libtracer-ust's sealed memory: refused, not read",
+			u->refused[REFUSED_NOT_MEMORY], pid);
 	if (!err && s.write_error) {
 		rec_say("writing %s failed: %s", output, strerror(-s.write_error));
 		err = s.write_error;
@@ -1130,23 +1678,58 @@ static void say_unmatched(const struct rec_ust *u)
 	}
 }
 
+/*
+ * b's losses and overwritten records, as its control block counts them, to
+ * *lost and *overwritten; 0, or -1 when they cannot be (more than an event
+ * a nanosecond since boot, or its packets' could not be).
+ */
+static int buffer_losses(const struct ust_buf *b, __u64 *lost, __u64 *overwritten)
+{
+	const struct tr_buf_ctl *ctl = b->rb.ctl;
+	__u64 now = tr_clock_monotonic_ns();
+	__u64 counts[] = { trb_read(&ctl->lost_full), trb_read(&ctl->lost_wrap),
+			   trb_read(&ctl->lost_big), trb_read(&ctl->lost_busy),
+			   trb_read(&ctl->records_overrun) };
+	unsigned int i;
+
+	for (i = 0; i < sizeof(counts) / sizeof(counts[0]); i++)
+		if (counts[i] > now || b->false_losses)
+			return -1;
+	*lost += counts[0] + counts[1] + counts[2] + counts[3];
+	*overwritten += counts[4];
+	return 0;
+}
+
+/* What was refused, in one line, if anything. */
+static void say_refused(const unsigned long *refused)
+{
+	const char *sep = "  user space: refused";
+	unsigned int i;
+
+	for (i = 0; i < REFUSALS; i++)
+		if (refused[i]) {
+			fprintf(stderr, "%s %lu %s", sep, refused[i], refusal_text[i]);
+			sep = ",";
+		}
+	if (*sep == ',')
+		fputc('\n', stderr);
+}
+
 void rec_ust_summary(const struct session *s)
 {
 	const struct rec_ust *u = s->ust;
 	__u64 lost = 0, overwritten = 0;
-	unsigned int i;
-
-	unsigned int damaged = 0;
+	unsigned long refused[REFUSALS];
+	unsigned int i, damaged = 0;
 
 	if (!u)
 		return;
+	memcpy(refused, u->refused, sizeof(refused));
 	for (i = 0; i < u->nbufs; i++)
-		if (u->bufs[i].damaged) {
+		if (u->bufs[i].damaged)
 			damaged++;
-		} else {
-			lost += trb_lost(&u->bufs[i].rb);
-			overwritten += u->bufs[i].rb.ctl->records_overrun;
-		}
+		else if (buffer_losses(&u->bufs[i], &lost, &overwritten))
+			refused[REFUSED_LOSSES] += !u->bufs[i].false_losses;
 	fprintf(stderr, "  user space: %lu events from %u process%s (%u buffers); lost %llu, overwritten %llu\n",
 		u->records, u->npids, u->npids == 1 ? "" : "es", u->nbufs,
 		(unsigned long long)lost, (unsigned long long)overwritten);
@@ -1155,10 +1738,8 @@ void rec_ust_summary(const struct session *s)
 	if (damaged)
 		fprintf(stderr, "  user space: %u buffers not read (their tables were not a buffer's): what they held is not counted\n",
 			damaged);
-	if (u->nrefused)
-		fprintf(stderr, "  user space: %u descriptors handed over or found were not libtracer-ust's sealed memory: refused, not read\n",
-			u->nrefused);
-	if (!u->nbufs)
+	say_refused(refused);
+	if (!u->nbufs && !refused[REFUSED_BUFFERS] && !refused[REFUSED_GEOMETRY])
 		fprintf(stderr, "  user space: no process linked with libtracer-ust was found in the recording's scope (the command, -p PID, or -a)\n");
 	else
 		say_unmatched(u);
@@ -1194,9 +1775,15 @@ void rec_ust_close(struct session *s)
 	free(u->events);
 	free(u->classes);
 	free(u->metas);
-	free(u->refused);
 	free(u->peers);
-	free(u->pids);
+	free(u->procs);
+	free(u->refused_files);
+	hash_free(&u->found_index);
+	hash_free(&u->class_index);
+	hash_free(&u->event_index);
+	hash_free(&u->proc_index);
+	hash_free(&u->refused_index);
+	tracefs_list_free(u->kernel_systems);
 	free(u->patterns);
 	free(u->matched);
 	for (i = 0; i < u->nfound; i++)
