@@ -4,12 +4,12 @@
  * module so); their results are text files in debugfs tracer/.
  *
  * Clock: readers in task context (write a number of milliseconds to
- * clock_check), timer context (a per-CPU hrtimer on each online CPU) and
- * NMI context (the NMI storm below) each compare successive readings on
- * their CPU: time must never go back, and must advance like
- * ktime_get_mono_fast_ns() to within half a hardware wrap period, or a
- * wrap was missed or counted twice.  `clock` shows the counts and the
- * wraps each CPU's updates saw.
+ * clock_check), timer context (a per-CPU hrtimer on each online CPU,
+ * every TR_CHECK_TIMER_US) and NMI context (the NMI storm below) each
+ * compare successive readings on their CPU: time must never go back, and
+ * must advance like ktime_get_mono_fast_ns() to within half a hardware
+ * wrap period, or a wrap was missed or counted twice.  `clock` shows the
+ * counts and the wraps each CPU's updates saw.
  *
  * NMI writers: writing N to nmi_storm makes each online CPU send N NMIs
  * to the next online CPU (itself if it is alone), at most one every
@@ -44,7 +44,15 @@
 #include "clock.h"
 #include "selftest.h"
 
-#define TR_CHECK_TIMER_US	250
+/*
+ * The timer reader's period.  A wrap missed or counted twice puts every
+ * later reading a whole wrap off, whatever the period, which only sets
+ * how many readings there are.  Each one is an interrupt on every CPU:
+ * at 250 us (and the clock's updates every 1 ms), a VM's vCPU that shared
+ * its host thread with a busy one spent nearly all its share in them, and
+ * once no task ran on it for 22 s (a soft lockup).
+ */
+#define TR_CHECK_TIMER_US	2000
 #define TR_STORM_US		200
 
 enum tr_context { TR_CTX_TASK, TR_CTX_TIMER, TR_CTX_NMI, TR_NCTX };

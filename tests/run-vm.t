@@ -52,9 +52,36 @@ module_built() {
 	return $status
 }
 
+# The guest check that was running at line LINE of the console, and when:
+# the guest writes "tracer-vm: check: WHAT" to the kernel log as each check
+# begins, so the last one before LINE names it.  LINE's own kernel time
+# stamp, if it has one, says when the kernel spoke.
+running_check() { # running_check LINE
+	tr -d '\r' <"$run/console" | head -n "$1" | awk -v line="$1" '
+		function stamp(s) {
+			if (!match(s, /^\[ *[0-9]+\.[0-9]+\]/))
+				return ""
+			s = substr(s, RSTART + 1, RLENGTH - 2)
+			sub(/^ */, "", s)
+			return s
+		}
+		/tracer-vm: check: / { what = $0; sub(/.*tracer-vm: check: /, "", what); began = stamp($0) }
+		NR == line { at = stamp($0) }
+		END {
+			if (what == "") { print "# before the first guest check"; exit }
+			printf "# while the guest ran the check \"%s\" (begun at guest uptime %s s)", what, began
+			if (at != "")
+				printf "; the kernel spoke at %s s", at
+			print ""
+		}'
+}
+
 booted_and_completed() {
-	grep -a -q '^@@DONE' "$run/results" ||
-		{ echo "# no completion marker; the console ends with:"; tail -n 15 "$run/console" | diag; return 1; }
+	grep -a -q '^@@DONE' "$run/results" && return 0
+	echo "# no completion marker; the console ends with:"
+	tail -n 15 "$run/console" | diag
+	running_check "$(wc -l <"$run/console")"
+	return 1
 }
 
 # A WARN() reaches the console as it happens (loglevel=5), and /init dumps dmesg there.
@@ -68,6 +95,7 @@ kernel_log_clean() {
 		"$run/console" | cut -d: -f1)
 	[ -z "$first" ] && return 0
 	echo "# the kernel's report, from line $first of the console:"
+	running_check "$first"
 	tr -d '\r' <"$run/console" | sed -n "$((first > 20 ? first - 20 : 1)),$((first + 120))p" | diag
 	return 1
 }
