@@ -389,6 +389,8 @@ static int parse_channel(struct tr_record_opts *o, const char *text)
 	same = err ? NULL : find_channel(o, field[0]);
 	if (same == o->channels)
 		err = refuse("--channel", text, "channel0 is the default channel: --buffer-size, --subbuf-size and --mode set it");
+	else if (!err && !strcmp(field[0], TR_UST_CHANNEL))
+		err = refuse("--channel", text, "channel " TR_UST_CHANNEL " holds user-space events: name this one otherwise");
 	else if (same)
 		err = refuse("--channel", text, "channel %s is defined twice", field[0]);
 	if (!err && o->nchannels == TR_MAX_CHANNELS)

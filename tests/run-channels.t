@@ -123,6 +123,7 @@ bad_channels=(
 	"--channel rare:64K:128K -e sched:sched_switch|--channel rare: bad buffer geometry (65536 bytes, sub-buffers of 131072)"
 	"--channel channel0:64K -e sched:sched_switch|--channel 'channel0:64K': channel0 is the default channel"
 	"--channel a:64K --channel a:8K -e sched:sched_switch|--channel 'a:8K': channel a is defined twice"
+	"--channel ust:64K -e sched:sched_switch@ust|--channel 'ust:64K': channel ust holds user-space events"
 	"--channel a:64K -e sched:sched_switch -e sched:sched_switch@a|-e sched:sched_switch sends sched:sched_switch to another channel"
 )
 for c in "${bad_channels[@]}"; do

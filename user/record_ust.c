@@ -584,7 +584,7 @@ int rec_ust_start(struct session *s)
 	fclose(f);
 	err = append_at(s->dir.fd, "metadata", text, len);
 	free(text);
-	snprintf(line, sizeof(line), "channel %u ust\n", u->channel);
+	snprintf(line, sizeof(line), "channel %u " TR_UST_CHANNEL "\n", u->channel);
 	if (!err)
 		err = append_at(s->dir.meta_fd, TR_TRACE_CHANNELS, line, strlen(line));
 	if (err)
@@ -1024,7 +1024,7 @@ static void take_buffer(struct session *s, pid_t pid, int fd)
 	    b->rb.stream_id >= TR_MAX_CHANNELS)
 		b->damaged = 1;
 	if (!s->o->relay_only)
-		b->fd = tr_trace_dir_stream_file(&s->dir, "ust", b->stream);
+		b->fd = tr_trace_dir_stream_file(&s->dir, TR_UST_CHANNEL, b->stream);
 	if (b->fd < 0 && !s->o->relay_only) {
 		rec_say("cannot create stream ust_%u in %s: %s", b->stream, s->o->output,
 			strerror(-b->fd));

@@ -62,6 +62,8 @@ int tr_trace_dir_open_streams(const struct tr_trace_dir *d, const char *const *c
 #define TR_CHANNEL_NAME_MAX	32
 /* The channel of every event no -e EVENT@NAME sends elsewhere, and of older traces. */
 #define TR_DEFAULT_CHANNEL	"channel0"
+/* The channel of user-space events (record_ust.c): never a kernel event's. */
+#define TR_UST_CHANNEL		"ust"
 
 static inline int tr_trace_dir_channel_name_ok(const char *name, size_t len)
 {
