@@ -75,6 +75,25 @@ injected() {
 }
 check "an event name of quotes and braces refused; babeltrace2 and report read the rest" injected
 
+# A program's event with comm and pid fields says a root task is "forged";
+# the task then takes a signal (recorded: the recording ends once the task
+# is a zombie or gone): report names it as the kernel does, never
+# by what a user-space event says.
+renamed() {
+	local victim
+	victim=$(sh -c 'sleep 1000 >/dev/null 2>&1 & echo $!') # not this shell's child: init reaps it
+	at_exit "kill -KILL $victim 2>/dev/null"
+	unshare -n timeout -s KILL "$GUARD" "$TRACER" record -a -e signal:signal_deliver -e 'ust:*:*' \
+		-o "$work/rename" -- sh -c "${AS_NOBODY[*]} $HOSTILE rename $victim && kill -KILL $victim &&
+			until ! [ -e /proc/$victim ] || grep -q ') Z ' /proc/$victim/stat; do sleep 0.01; done" \
+		>/dev/null 2>"$work/err"
+	"$TRACER" report "$work/rename" >"$work/renamed" 2>&1
+	grep -q ' evil:rename: comm=forged pid='"$victim"'$' "$work/renamed" &&
+		grep -Eq '^ +sleep +'"$victim"' .* signal:signal_deliver: sig=9 ' "$work/renamed" &&
+		! grep -q '^ *forged ' "$work/renamed" || { diag "$work/renamed" "$work/err"; return 1; }
+}
+check "a user-space event's comm and pid fields name no task: report names the kernel's" renamed
+
 # 300000 event names: --duration and SIGINT end the recording.
 names_duration() {
 	start_hostile names 300000 || { diag "$work/hostile.err"; return 1; }

@@ -10,6 +10,7 @@
 #include <event-parse.h>
 
 #include "report.h"
+#include "trace_dir.h"
 #include "print_fields.h"
 #include "print_format.h"
 #include "stacks.h"
@@ -92,12 +93,22 @@ static void memos_free(struct class_memos *m)
 	free(m->by_id);
 }
 
+/* Whether it is a user-space event: what a traced program says, not the kernel. */
+static bool from_user_space(const struct tr_trace *trace, const struct tr_item *it)
+{
+	const char *channel = tr_trace_channel_name(trace, it->stream_id);
+
+	return channel && !strcmp(channel, TR_UST_CHANNEL);
+}
+
 /*
- * Events that name tasks teach the report their command names.  Every
- * field of a record lies inside it (trace.h), so reading them is safe.
+ * Events of the kernel (trace's) that name tasks teach the report their
+ * command names; a user-space event names none, whatever fields its
+ * program gave it.  Every field of a record lies inside it (trace.h), so
+ * reading them is safe.
  */
-static void learn_comms(struct tr_tasks *c, struct class_memos *memos, const struct tr_item *it,
-			bool replace)
+static void learn_comms(struct tr_tasks *c, struct class_memos *memos, const struct tr_trace *trace,
+			const struct tr_item *it, bool replace)
 {
 	struct class_memo *memo = memo_of(memos, it);
 	struct tep_event *ev = it->class->tep;
@@ -110,6 +121,11 @@ static void learn_comms(struct tr_tasks *c, struct class_memos *memos, const str
 
 	if (memo && !memo->names_tasks)
 		return;
+	if (from_user_space(trace, it)) {
+		if (memo)
+			memo->names_tasks = 0;
+		return;
+	}
 	for (i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
 		struct tep_format_field *pid = tep_find_field(ev, pairs[i][1]);
 		unsigned long long value;
@@ -214,6 +230,7 @@ struct first_pass {
 	struct tr_symbols *symbols;	/* what learns the mappings, or NULL */
 	struct filter *f;		/* the items counted, for the window */
 	__u64 first;			/* the first item's time; 0: none yet */
+	const struct tr_trace *trace;	/* the trace read */
 };
 
 static void first_pass_item(void *data, const struct tr_item *it)
@@ -224,19 +241,20 @@ static void first_pass_item(void *data, const struct tr_item *it)
 		p->first = it->ts;
 	p->f->items += it->kind != TR_ITEM_PROBLEM;
 	if (it->kind == TR_ITEM_RECORD && is_task_state(it->class))
-		learn_comms(p->tasks, &p->f->memos, it, false);
+		learn_comms(p->tasks, &p->f->memos, p->trace, it, false);
 	if (p->symbols)
 		tr_symbols_learn(p->symbols, it);
 }
 
 static void first_pass(struct tr_tasks *c, struct tr_symbols *symbols, struct filter *f)
 {
-	struct first_pass p = { c, symbols, f, 0 };
+	struct first_pass p = { c, symbols, f, 0, NULL };
 	struct tr_trace *trace;
 	char why[1024];
 
 	if (tr_trace_open(&trace, f->o->dir, why, sizeof(why)))
 		return;
+	p.trace = trace;
 	tr_trace_each(trace, first_pass_item, &p);
 	set_window(f, p.first);
 	tr_trace_close(trace);
@@ -592,6 +610,7 @@ static const char *kernel_function(void *symbols, __u64 address, __u64 *start)
 /* The main pass: what report_item() works with. */
 struct main_pass {
 	const struct tr_report_opts *o;
+	const struct tr_trace *trace;	/* the trace read */
 	struct filter *f;
 	struct sink *sink;
 	struct tr_tasks *tasks;
@@ -613,7 +632,7 @@ static void report_item(void *data, const struct tr_item *it)
 	}
 	/* Every record, shown or not, may name a task. */
 	if (it->kind == TR_ITEM_RECORD)
-		learn_comms(p->tasks, &f->memos, it, true);
+		learn_comms(p->tasks, &f->memos, p->trace, it, true);
 	if ((f->by_cpu && (it->cpu >= TR_MAX_CPUS || !f->cpus[it->cpu])) ||
 	    ((it->ts < f->start || it->ts > f->end) && !keeps_state(f, it)))
 		return;
@@ -659,6 +678,7 @@ int tr_report(const struct tr_report_opts *o, FILE *out)
 	first_pass(&tasks, sink.symbols, &f);
 	pass.progress = (struct progress) { o->progress ? o->command : NULL, 0, f.items,
 					    now_s(), now_s() };
+	pass.trace = trace;
 	tr_trace_each(trace, report_item, &pass);
 	err = close_sink(&sink, &tasks);
 	progress_end(&pass.progress);

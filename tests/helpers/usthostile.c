@@ -8,6 +8,7 @@
  *
  *	usthostile forge	sched:sched_switch and evil:tick, records saying pid and tid 1
  *	usthostile inject	an event named with quotes and braces, and evil:tick
+ *	usthostile rename PID	evil:rename, whose fields comm and pid say PID is "forged"
  *	usthostile names N	N events described, evil:eI
  *	usthostile buffers N	N buffers of 2 x 4 KiB
  *	usthostile huge		a buffer of 1 GiB sub-buffers in a sparse memfd, one delivered
@@ -170,6 +171,41 @@ static int forge(void)
 	return 0;
 }
 
+/*
+ * evil:rename, with the fields a kernel event names a task by (comm and
+ * pid), saying victim is "forged".
+ */
+static int rename_task(__u32 victim)
+{
+	static const char format[] = "name: rename\nID: 1\nformat:\n" FORMAT_COMMON
+		"\tfield:char comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
+		"\tfield:int pid;\toffset:24;\tsize:4;\tsigned:1;\n\n"
+		"print fmt: \"comm=%s pid=%d\", REC->comm, REC->pid\n";
+	__u64 me = (__u64)getpid() << 32 | (__u32)gettid();
+	char *text = NULL, *p;
+	size_t len;
+	FILE *f = open_memstream(&text, &len);
+	struct trb_buf *b;
+	struct trb_slot slot;
+
+	fprintf(f, "event 1 evil rename %zu\n%s", strlen(format), format);
+	fclose(f);
+	hand_meta(text, len);
+	b = hand_buffer(4096, 2, TR_MODE_DISCARD);
+	if (trb_reserve(b, &slot, 1, 28, me))
+		die("reserve");
+	p = trb_payload(&slot);
+	memset(p, 0, 28);
+	p[0] = 1;
+	memcpy(p + 4, &me, 4);
+	strcpy(p + 8, "forged");
+	memcpy(p + 24, &victim, 4);
+	trb_commit(b, &slot);
+	trb_flush(b);
+	ready();
+	return 0;
+}
+
 /* An event whose name closes the CTF event and opens another, then evil:tick. */
 static int inject(void)
 {
@@ -309,6 +345,8 @@ int main(int argc, char **argv)
 		return forge();
 	if (!strcmp(argv[1], "inject"))
 		return inject();
+	if (!strcmp(argv[1], "rename") && argc == 3)
+		return rename_task(atol(argv[2]));
 	if (!strcmp(argv[1], "names") && argc == 3)
 		return names(atol(argv[2]));
 	if (!strcmp(argv[1], "buffers") && argc == 3)
