@@ -152,7 +152,7 @@ $(BUILD)/fuzz/filter_fuzz: tests/fuzz/filter_fuzz.c user/filter.c user/names.c $
 
 # make asan: tracer, its libraries and test helpers built with AddressSanitizer
 # and UBSan in $(ASAN_BUILD), and the command-line tests run on them (about 2
-# minutes here, and the build's 3; make check runs it too).  Any sanitizer
+# minutes here, the build from scratch 40 s; make check runs it too).  Any sanitizer
 # report (a memory error, undefined behaviour, a leak) fails the run: each goes
 # to a file in $(ASAN_REPORTS), which must stay empty.  LeakSanitizer leaves
 # out libtraceevent's own leaks only (tests/fuzz/lsan.supp).
