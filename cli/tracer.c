@@ -406,11 +406,51 @@ static int parse_channel(struct tr_record_opts *o, const char *text)
 }
 
 /*
+ * What -e, --function and --filter fill, one slot per argument, and the
+ * specs made for them (--function's, and -e's without their @CHANNEL).
+ */
+struct event_args {
+	const char **events, **filters;
+	unsigned int *channels;
+	char **made;			/* two at most per argument */
+	unsigned int nmade;
+};
+
+/* Slots for argc arguments: 0, or -ENOMEM (free them all the same). */
+static int event_args_new(struct event_args *a, int argc)
+{
+	*a = (struct event_args) {
+		.events = calloc(argc, sizeof(*a->events)), .filters = calloc(argc, sizeof(*a->filters)),
+		.channels = calloc(argc, sizeof(*a->channels)), .made = calloc(2 * argc, sizeof(*a->made)),
+	};
+	return a->events && a->filters && a->channels && a->made ? 0 : -ENOMEM;
+}
+
+/* A spec made, freed with a's slots; NULL (no memory) stays NULL. */
+static char *keep_made(struct event_args *a, char *spec)
+{
+	if (spec)
+		a->made[a->nmade++] = spec;
+	return spec;
+}
+
+static void event_args_free(struct event_args *a)
+{
+	while (a->nmade)
+		free(a->made[--a->nmade]);
+	free(a->made);
+	free(a->channels);
+	free(a->filters);
+	free(a->events);
+}
+
+/*
  * Each -e's channel, by name, into event_channels; the specs lose their
  * @CHANNEL.  Channels without a mode take the recording's.
  */
-static int assign_channels(struct tr_record_opts *o, const char **events, unsigned int *channels)
+static int assign_channels(struct tr_record_opts *o, struct event_args *a)
 {
+	const char **events = a->events;
 	unsigned int i;
 
 	for (i = 1; i < o->nchannels; i++)
@@ -422,8 +462,8 @@ static int assign_channels(struct tr_record_opts *o, const char **events, unsign
 
 		if (!c)
 			return refuse("--event", events[i], "no --channel %s", at + 1);
-		channels[i] = c - o->channels;
-		if (at && !(events[i] = strndup(events[i], at - events[i])))
+		a->channels[i] = c - o->channels;
+		if (at && !(events[i] = keep_made(a, strndup(events[i], at - events[i]))))
 			return -ENOMEM;
 	}
 	return 0;
@@ -489,18 +529,19 @@ static int parse_context(struct tr_record_opts *o, const char *list)
 	       refuse("--context", list, "%s", why) : 0;
 }
 
-static int record_option(struct tr_record_opts *o, const char **events, const char **filters,
-			 int c)
+static int record_option(struct tr_record_opts *o, struct event_args *a, int c)
 {
 	unsigned long long n;
+	char *spec;
 
 	switch (c) {
-	case 'e': events[o->nevents++] = optarg; return parse_event_in_channel(optarg);
+	case 'e': a->events[o->nevents++] = optarg; return parse_event_in_channel(optarg);
 	case OPT_FUNCTION:
-		if (asprintf((char **)&events[o->nevents], "function:%s", optarg) < 0)
+		if (asprintf(&spec, "function:%s", optarg) < 0)
 			return -ENOMEM;
-		return parse_event_in_channel(events[o->nevents++]);
-	case OPT_FILTER: return parse_filter(o, filters, optarg);
+		a->events[o->nevents++] = keep_made(a, spec);
+		return parse_event_in_channel(spec);
+	case OPT_FILTER: return parse_filter(o, a->filters, optarg);
 	case 'a': o->system_wide = 1; return 0;
 	case 'p': return parse_pid("--pid", optarg, 1, &o->pid);
 	case 'C':
@@ -579,12 +620,11 @@ static int record_option(struct tr_record_opts *o, const char **events, const ch
 	{ "backend", required_argument, NULL, OPT_BACKEND }, \
 	{ "verbose", no_argument, NULL, 'v' }
 
-/* What record and top record when not told otherwise; events, filters and channels as -e fills them. */
-static struct tr_record_opts record_defaults(const char **events, const char **filters,
-					     unsigned int *channels)
+/* What record and top record when not told otherwise; events, filters and channels as -e fills a's. */
+static struct tr_record_opts record_defaults(const struct event_args *a)
 {
 	return (struct tr_record_opts) {
-		.events = events, .filters = filters, .event_channels = channels,
+		.events = a->events, .filters = a->filters, .event_channels = a->channels,
 		.output = "tracer.data", .flush_ms = 100,
 		.channels = { { .name = TR_DEFAULT_CHANNEL, .buffer_size = 4 << 20,
 				.subbuf_size = 1 << 20, .mode = TR_MODE_DISCARD } },
@@ -598,7 +638,8 @@ static int remove_entry(const char *path, const struct stat *st, int flag, struc
 	return remove(path);
 }
 
-static int cmd_record(int argc, char **argv)
+/* record's options into a's slots, and the recording. */
+static int record_with(int argc, char **argv, struct event_args *a)
 {
 	static const struct option options[] = {
 		RECORDING_OPTIONS,
@@ -617,10 +658,7 @@ static int cmd_record(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	const char **events = calloc(argc, sizeof(*events));
-	const char **filters = calloc(argc, sizeof(*filters));
-	unsigned int *channels = calloc(argc, sizeof(*channels));
-	struct tr_record_opts o = record_defaults(events, filters, channels);
+	struct tr_record_opts o = record_defaults(a);
 	char relay_dir[] = "/tmp/tracer-relay-XXXXXX", session[32], *metadata_dir = NULL;
 	int c, status;
 
@@ -631,7 +669,7 @@ static int cmd_record(int argc, char **argv)
 		}
 		if (c == '?')
 			return bad_option();
-		if (record_option(&o, events, filters, c))
+		if (record_option(&o, a, c))
 			return 2;
 	}
 	if (!o.nevents) {
@@ -659,7 +697,7 @@ static int cmd_record(int argc, char **argv)
 	}
 	if (o.flight_recorder)
 		o.channels[0].mode = TR_MODE_OVERWRITE;
-	if (assign_channels(&o, events, channels))
+	if (assign_channels(&o, a))
 		return 2;
 	if (optind < argc)
 		o.command = argv + optind;
@@ -685,6 +723,15 @@ static int cmd_record(int argc, char **argv)
 		nftw(relay_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 		free(metadata_dir);
 	}
+	return status;
+}
+
+static int cmd_record(int argc, char **argv)
+{
+	struct event_args a;
+	int status = event_args_new(&a, argc) ? 1 : record_with(argc, argv, &a);
+
+	event_args_free(&a);
 	return status;
 }
 
@@ -758,7 +805,8 @@ static int trace_dir_argument(struct tr_report_opts *o, int argc, char **argv)
 	return 0;
 }
 
-static int cmd_report(int argc, char **argv)
+/* report's options, events selected into events (a slot per argument), and the report. */
+static int report_with(int argc, char **argv, const char **events)
 {
 	static const struct option options[] = {
 		SELECT_OPTIONS,
@@ -766,7 +814,6 @@ static int cmd_report(int argc, char **argv)
 		{ "stats", no_argument, NULL, OPT_STATS },
 		{ 0 }
 	};
-	const char **events = calloc(argc, sizeof(*events));
 	struct tr_report_opts o = { .command = "report", .dir = "tracer.data", .events = events };
 	int c, err = 0;
 
@@ -787,6 +834,15 @@ static int cmd_report(int argc, char **argv)
 	if (err || trace_dir_argument(&o, argc, argv))
 		return 2;
 	return tr_report(&o, stdout);
+}
+
+static int cmd_report(int argc, char **argv)
+{
+	const char **events = calloc(argc, sizeof(*events));
+	int status = events ? report_with(argc, argv, events) : 1;
+
+	free(events);
+	return status;
 }
 
 static int parse_format(const char *text, enum tr_report_format *format)
@@ -874,7 +930,8 @@ static int export_into(const struct tr_report_opts *o, const char *path)
 	return status;
 }
 
-static int cmd_export(int argc, char **argv)
+/* export's options, events selected into events (a slot per argument), and the export. */
+static int export_with(int argc, char **argv, const char **events)
 {
 	static const struct option options[] = {
 		SELECT_OPTIONS,
@@ -882,7 +939,6 @@ static int cmd_export(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ 0 }
 	};
-	const char **events = calloc(argc, sizeof(*events));
 	struct tr_report_opts o = { .command = "export", .dir = "tracer.data", .events = events };
 	const char *output = NULL, *format = NULL;
 	int c, err = 0;
@@ -914,6 +970,15 @@ static int cmd_export(int argc, char **argv)
 		return tr_report(&o, stdout);
 	}
 	return export_into(&o, output);
+}
+
+static int cmd_export(int argc, char **argv)
+{
+	const char **events = calloc(argc, sizeof(*events));
+	int status = events ? export_with(argc, argv, events) : 1;
+
+	free(events);
+	return status;
 }
 
 /* tracer list --usdt PATH */
@@ -1055,7 +1120,8 @@ static int recording_option(int c)
 	return 0;
 }
 
-static int cmd_top(int argc, char **argv)
+/* top's options into a's slots, and top. */
+static int top_with(int argc, char **argv, struct event_args *a)
 {
 	static const struct option options[] = {
 		RECORDING_OPTIONS,
@@ -1069,11 +1135,8 @@ static int cmd_top(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	const char **events = calloc(argc, sizeof(*events));
-	const char **filters = calloc(argc, sizeof(*filters));
-	unsigned int *channels = calloc(argc, sizeof(*channels));
 	struct tr_top_opts o = {
-		.record = record_defaults(events, filters, channels), .interval = 1, .rows = 20,
+		.record = record_defaults(a), .interval = 1, .rows = 20,
 		.sample_percent = 100,
 	};
 	int c, batch = 0;
@@ -1087,7 +1150,7 @@ static int cmd_top(int argc, char **argv)
 		if (c == '?')
 			return bad_option();
 		batch |= c == OPT_BATCH;
-		if (recording_option(c) ? record_option(&o.record, events, filters, c) :
+		if (recording_option(c) ? record_option(&o.record, a, c) :
 		    top_option(&o, c))
 			return 2;
 	}
@@ -1104,9 +1167,18 @@ static int cmd_top(int argc, char **argv)
 		fprintf(stderr, "%s: --iterations counts --batch's updates: add --batch\n", me);
 		return 2;
 	}
-	if (assign_channels(&o.record, events, channels))
+	if (assign_channels(&o.record, a))
 		return 2;
 	return tr_top(&o);
+}
+
+static int cmd_top(int argc, char **argv)
+{
+	struct event_args a;
+	int status = event_args_new(&a, argc) ? 1 : top_with(argc, argv, &a);
+
+	event_args_free(&a);
+	return status;
 }
 
 static int cmd_snapshot(int argc, char **argv)

@@ -144,11 +144,35 @@ recursion_misses_counted() {
 	record_beside_ftrace raw raw_syscalls:sys_enter 'raw_syscalls:sys_enter: NR 110 ' \
 		'sys_enter: NR 110 ' || return 1
 	[ "$ours" -le "$theirs" ] && [ "$theirs" -le $((ours + skipped + lost)) ] || return 1
-	[ "$("$TRACER" report "$work/raw" | grep -o ' skipped=[0-9]*' | awk -F= '{ s += $2 } END { print s + 0 }')" = \
-		"$skipped" ]
+	[ "$(skipped_in_report "$work/raw")" = "$skipped" ]
+}
+# The events report's LOST lines of a trace say the kernel skipped.
+skipped_in_report() { # skipped_in_report TRACE
+	"$TRACER" report "$1" | grep -o 'LOST [0-9]* events (skipped by the kernel' |
+		awk '{ s += $2 } END { print s + 0 }'
 }
 check "classic tracepoints: ftrace's events == tracer's records + counted losses; the trace holds the counts" \
 	recursion_misses_counted
+
+# The kernel's skips are losses like the others: report says each in a
+# LOST line, and report --stats counts them in its lost total.  The
+# interrupts that arrive while raw_syscalls:sys_enter's program runs are
+# skipped; a recording is made again (5 times at most) until some were.
+skips_are_lost() {
+	local try skipped=0 stats lines
+	for try in 1 2 3 4 5; do
+		rm -rf "$work/skips"
+		"$TRACER" record -a $(printf -- '-e %s ' "${interrupt_events[@]}") -e raw_syscalls:sys_enter \
+			-o "$work/skips" -- "$GETPPID" 300000 2>"$work/skips.log" || { diag "$work/skips.log"; return 1; }
+		skipped=$(grep -o 'lost: [0-9]* skipped' "$work/skips.log" | grep -o '[0-9]*')
+		[ "${skipped:-0}" -gt 0 ] && break
+	done
+	stats=$("$TRACER" report --stats "$work/skips" | awk 'NR == 1 { for (i = 1; i < NF; i++) if ($(i + 1) == "lost,") print $i }')
+	lines=$("$TRACER" report "$work/skips" | grep -o 'LOST [0-9]* events' | awk '{ s += $2 } END { print s + 0 }')
+	echo "# the kernel skipped ${skipped:-none}; report's LOST lines say $lines events in all, $(skipped_in_report "$work/skips") skipped; --stats says ${stats:-none} lost"
+	[ "${skipped:-0}" -gt 0 ] && [ "$(skipped_in_report "$work/skips")" = "$skipped" ] && [ "$stats" = "$lines" ]
+}
+check "the kernel's skips are counted lost by report --stats and shown in report's LOST lines" skips_are_lost
 
 # Many system call events (here every sys_enter_*) come from tp_btf
 # programs, which leave interrupts free to run their tracepoints: every

@@ -16,7 +16,7 @@ require_root "needs root for BPF and tracefs"
 use_tracefs
 use_instance print
 
-echo "1..8"
+echo "1..9"
 
 for ev in rcu/rcu_utilization timer/timer_start sched/sched_switch sched/sched_waking; do
 	echo 1 >"$instance/events/$ev/enable"
@@ -111,3 +111,38 @@ check "a damaged printk_formats is said, line by line counted" \
 	diag "$work/bad.err"
 check "and its good line still names its string" \
 	sh -c "[ -n '$said' ] && grep -qF 'rcu:rcu_utilization: $said' '$work/bad.txt'"
+
+# --raw prints a u8 array's bytes, as babeltrace2 shows them, whatever its
+# first byte: over a TCP connection on the loopback,
+# sock:inet_sock_set_state carries ::ffff:127.0.0.1 in saddr_v6, whose
+# first byte is 0 (libtraceevent's text stops there: "saddr_v6=").
+raw_bytes_as_babeltrace2() {
+	"$TRACER" record -e sock:inet_sock_set_state -o "$work/bytes" -- python3 -c '
+import socket
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen()
+c = socket.create_connection(s.getsockname()); a, _ = s.accept()
+c.close(); a.close(); s.close()' 2>"$work/bytes.log" || { diag "$work/bytes.log"; return 1; }
+	"$TRACER" report --raw "$work/bytes" >"$work/bytes.txt" && babeltrace2 "$work/bytes" >"$work/bytes.bt" ||
+		return 1
+	python3 - "$work/bytes.txt" "$work/bytes.bt" <<'EOF'
+import re, sys
+FIELDS = ("saddr", "daddr", "saddr_v6", "daddr_v6")
+
+def ours(line):     # " saddr_v6=ARRAY[00, 7f]", or text: "saddr_v6="
+    m = [re.search(r" %s=(ARRAY\[([0-9a-f, ]*)\])?" % f, line) for f in FIELDS]
+    return [[int(x, 16) for x in b.group(2).split(", ")] if b and b.group(1) else None for b in m]
+
+def theirs(line):   # "saddr_v6 = [ [0] = 0x0, [1] = 0x7F ]"
+    m = [re.search(r"\b%s = \[ ((?:\[\d+\] = 0x[0-9A-F]+(?:, )?)*) \]" % f, line) for f in FIELDS]
+    return [[int(x, 16) for x in re.findall(r"0x([0-9A-F]+)", b.group(1))] if b else None for b in m]
+
+a = [ours(l) for l in open(sys.argv[1]) if " sock:inet_sock_set_state: " in l]
+b = [theirs(l) for l in open(sys.argv[2]) if " sock:inet_sock_set_state: " in l]
+zero_first = sum(1 for r in b for v in r if v and v[0] == 0)
+print("# %d records in report, %d in babeltrace2, %d arrays starting with 0" % (len(a), len(b), zero_first))
+if a != b:
+    print("# report: %r\n# babeltrace2: %r" % (a[:1], b[:1]))
+sys.exit(0 if a and a == b and zero_first else 1)
+EOF
+}
+check "report --raw prints u8 arrays' bytes as babeltrace2 shows them, a first byte 0 too" raw_bytes_as_babeltrace2

@@ -222,13 +222,22 @@ if [ "$(id -u)" = 0 ]; then
 
 	# With -a, a program started while it records but not by its command
 	# (no TRACER_UST_FD) hands its buffers over through the registry as it
-	# makes them: all of a program that lives a millisecond is recorded.
+	# makes them: all of a program that lives a millisecond is recorded,
+	# its 100 steps in order.  -a records every program of the library on
+	# the machine, here another one beside it too: the check picks its
+	# program out by pid.
 	registry() {
+		"$USTCHECK" ticks 100000 10 2>/dev/null &
+		local other=$! status
 		"$TRACER" record -a -e 'ust:ust:step' -o "$work/registry" -- \
-			env -u TRACER_UST_FD -u TRACER_UST_WAKE_FD "$USTCHECK" alternate 100 \
-			>/dev/null 2>"$work/rec.err" || { diag "$work/rec.err"; return 1; }
-		grep -q '  user space: 100 events from 1 process (1 buffers); lost 0, overwritten 0' "$work/rec.err" &&
-			[ "$("$TRACER" report "$work/registry" | grep -c ' ust:step: i=')" = 100 ] ||
+			sh -c 'echo $$ >"$0" && exec env -u TRACER_UST_FD -u TRACER_UST_WAKE_FD "$1" alternate 100' \
+			"$work/registry.pid" "$USTCHECK" >/dev/null 2>"$work/rec.err"
+		status=$?
+		kill "$other"
+		wait "$other" 2>/dev/null
+		[ "$status" = 0 ] &&
+			[ "$("$TRACER" report --pid "$(cat "$work/registry.pid")" "$work/registry" |
+				grep -o ' ust:step: i=[0-9]*$' | cut -d= -f2)" = "$(seq 0 99)" ] ||
 			{ diag "$work/rec.err"; return 1; }
 	}
 	check "record -a: a short program started during the recording, not by it, is read whole" registry

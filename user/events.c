@@ -2,6 +2,8 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fnmatch.h>
+#include <limits.h>
+#include <mntent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,9 +20,31 @@
 
 #define TRACEFS_PATH "/sys/kernel/tracing"
 
+/*
+ * Where a tracefs is mounted, the first in /proc/mounts as libtracefs
+ * finds it, into dir (len bytes): 0, or -ENOENT.  libtracefs' own
+ * answers leak: tracefs_tracing_dir_is_mounted() the path it found, and
+ * tracefs_tracing_dir() a copy each time it cannot read the directory.
+ */
+static int tracefs_mount_point(char *dir, size_t len)
+{
+	FILE *mounts = setmntent("/proc/mounts", "r");
+	struct mntent *m;
+	int err = -ENOENT;
+
+	while (mounts && err && (m = getmntent(mounts)))
+		if (!strcmp(m->mnt_type, "tracefs"))
+			err = snprintf(dir, len, "%s", m->mnt_dir) < (int)len ? 0 : -ENOENT;
+	if (mounts)
+		endmntent(mounts);
+	return err;
+}
+
 int tr_tracefs_mount(void)
 {
-	if (tracefs_tracing_dir_is_mounted(false, NULL) == 1)
+	char dir[PATH_MAX];
+
+	if (!tracefs_mount_point(dir, sizeof(dir)))
 		return 0;
 	return mount("nodev", TRACEFS_PATH, "tracefs", 0, NULL) ? -errno : 0;
 }
@@ -51,9 +75,10 @@ static char **all_event_names(void)
 /* Why all_event_names() found none: one line in why, -errno. */
 static int no_names(char *why, size_t whylen)
 {
-	if (access(tracefs_tracing_dir(), R_OK | X_OK) && errno == EACCES) {
-		snprintf(why, whylen, "reading the tracepoints in %s is not permitted: run as root",
-			 tracefs_tracing_dir());
+	char dir[PATH_MAX];
+
+	if (!tracefs_mount_point(dir, sizeof(dir)) && access(dir, R_OK | X_OK) && errno == EACCES) {
+		snprintf(why, whylen, "reading the tracepoints in %s is not permitted: run as root", dir);
 		return -EACCES;
 	}
 	snprintf(why, whylen, "no tracepoints found in tracefs (is it mounted at %s?)",

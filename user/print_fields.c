@@ -4,7 +4,8 @@
  * event's own fields, " name=" and then:
  *
  *  - an array: its text while it is a string of printable bytes, else
- *    "ARRAY[xx, xx]" (and the field is no string from then on);
+ *    "ARRAY[xx, xx]" (and the field is no string from then on); a u8 or
+ *    s8 array always so (tr_fields_bytes_as_bytes());
  *  - any other field: the print format's conversion whose argument is that
  *    field (through casts), "0x" first where the text before it ends so;
  *    without one, by its type (print_field_raw()).
@@ -296,6 +297,15 @@ static int plan_field(struct tep_event *ev, struct tep_format_field *field,
 	return 0;
 }
 
+void tr_fields_bytes_as_bytes(struct tep_event *ev)
+{
+	struct tep_format_field *field;
+
+	for (field = ev->format.fields; field; field = field->next)
+		if ((field->flags & TEP_FIELD_IS_ARRAY) && !strstr(field->type, "char"))
+			field->flags &= ~TEP_FIELD_IS_STRING;
+}
+
 struct tr_field_plan *tr_field_plan_new(struct tep_event *ev)
 {
 	struct piece *pieces = calloc(MAX_PIECES, sizeof(*pieces));
@@ -304,6 +314,7 @@ struct tr_field_plan *tr_field_plan_new(struct tep_event *ev)
 	unsigned int nfields = 0;
 	int n, at = 0;
 
+	tr_fields_bytes_as_bytes(ev);
 	n = pieces ? split_format(ev, pieces) : -1;
 	if (n < 0 || !casts_ok(pieces, n))
 		goto out;

@@ -63,7 +63,20 @@ unsigned int tr_conversion_bits(int ls);
 /* v written at p as printf writes it through c (room for 99 + 24 bytes): the end. */
 char *tr_put_conversion(char *p, const struct tr_conversion *c, unsigned long long v);
 
-/* The plan for ev's records, or NULL: libtraceevent prints them. */
+/*
+ * libtraceevent takes a u8 or s8 array for a string, as it does a char
+ * array, and prints it up to its first zero byte: an address that starts
+ * with one (::ffff:127.0.0.1) prints as nothing.  Such arrays hold bytes
+ * (addresses, ids), so this marks ev's as no strings: they print as
+ * "ARRAY[xx, xx]" (the numbers babeltrace2 shows), by the plan and by
+ * tep_print_fields() alike.
+ */
+void tr_fields_bytes_as_bytes(struct tep_event *ev);
+
+/*
+ * The plan for ev's records (after tr_fields_bytes_as_bytes(ev)), or
+ * NULL: libtraceevent prints them.
+ */
 struct tr_field_plan *tr_field_plan_new(struct tep_event *ev);
 void tr_field_plan_free(struct tr_field_plan *plan);
 

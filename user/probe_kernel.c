@@ -666,7 +666,7 @@ int tr_kernel_probe_add(struct tr_event_set *set, const char *spec, char *why, s
 	if (is_glob(p.function)) {
 		err = add_glob(set, &fp, how, why, whylen);
 	} else {
-		char note[200] = "";
+		char note[sizeof(shown) + sizeof(how)] = "";	/* both whole */
 
 		if (hook == FUNCTION)
 			snprintf(note, sizeof(note), "%s%s", shown, how);

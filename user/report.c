@@ -169,6 +169,12 @@ static bool is_vm_map(const struct tr_trace_class *class)
 	return !strcmp(class->system, "tracer") && !strcmp(class->name, "vm_map");
 }
 
+/* The recorder's count of the events the kernel skipped (misses.h): a loss. */
+static bool is_skips(const struct tr_trace_class *class)
+{
+	return !strcmp(class->system, "tracer") && !strcmp(class->name, "recursion_misses");
+}
+
 /*
  * Without --event every event but the task names and the mappings (as
  * perf script hides its task and mmap events).
@@ -317,6 +323,19 @@ static void print_lost(FILE *out, const struct tr_item *it)
 	if (it->channel)
 		fprintf(out, " in channel %s", it->channel);
 	fputc('\n', out);
+}
+
+/*
+ * A tracer:recursion_misses record as the LOST line of the events it
+ * counts: skipped on no CPU in particular, between its since and its time.
+ */
+static void print_skips(FILE *out, const struct tr_item *it)
+{
+	__u64 since = tr_item_number(it, "since");
+
+	fprintf(out, "%16s %7s [%03u] %5llu.%09llu: LOST %llu events (skipped by the kernel on any CPU since %llu.%09llu: recursion misses)\n",
+		"", "", it->cpu, it->ts / 1000000000ull, it->ts % 1000000000ull,
+		tr_item_number(it, "skipped"), since / 1000000000ull, since % 1000000000ull);
 }
 
 /* Thread 0 is each CPU's idle task, never named by its records. */
@@ -541,6 +560,8 @@ static void sink_record(struct sink *k, struct tr_tasks *tasks, const struct tr_
 		break;
 	case TR_REPORT_STATS:
 		tr_stats_record(k->stats, it, tasks);
+		if (is_skips(it->class))
+			tr_stats_skipped(k->stats, tr_item_number(it, "skipped"));
 		break;
 	case TR_REPORT_CHROME:
 		tr_chrome_record(k->chrome, it, tasks);
@@ -552,6 +573,10 @@ static void sink_record(struct sink *k, struct tr_tasks *tasks, const struct tr_
 		tr_ctf_copy_record(k->copy, it);
 		break;
 	case TR_REPORT_TEXT:
+		if (is_skips(it->class)) {
+			print_skips(k->out, it);
+			break;
+		}
 		print_record(k, tasks, it);
 		if (k->symbols)
 			tr_stacks_print(k->out, k->symbols, it);

@@ -15,6 +15,7 @@ struct tr_stats {
 	__u64 by_cpu[TR_MAX_CPUS];
 	__u64 lost_by_cpu[TR_MAX_CPUS];	/* events */
 	__u64 overwritten_by_cpu[TR_MAX_CPUS];	/* sub-buffers */
+	__u64 skipped;			/* events the kernel skipped, on no CPU in particular */
 };
 
 struct tr_stats *tr_stats_new(void)
@@ -56,6 +57,11 @@ void tr_stats_lost(struct tr_stats *s, const struct tr_item *it)
 		return;
 	s->lost_by_cpu[it->cpu] += tr_item_lost(it);
 	s->overwritten_by_cpu[it->cpu] += it->lost_packets;
+}
+
+void tr_stats_skipped(struct tr_stats *s, __u64 events)
+{
+	s->skipped += events;
 }
 
 /* Rows by count, largest first, then by key. */
@@ -138,7 +144,7 @@ static void print_cpus(const struct tr_stats *s, FILE *out)
 
 void tr_stats_print(const struct tr_stats *s, FILE *out, const struct tr_tasks *tasks)
 {
-	__u64 lost = 0, overwritten = 0, span = s->last - s->first;
+	__u64 lost = s->skipped, overwritten = 0, span = s->last - s->first;
 	unsigned int cpu;
 
 	for (cpu = 0; cpu < TR_MAX_CPUS; cpu++) {
@@ -151,6 +157,9 @@ void tr_stats_print(const struct tr_stats *s, FILE *out, const struct tr_tasks *
 		(unsigned long long)(s->last % 1000000000), (unsigned long long)(span / 1000000000),
 		(unsigned long long)(span % 1000000000), (unsigned long long)lost,
 		(unsigned long long)overwritten);
+	if (s->skipped)
+		fprintf(out, "%llu of the lost skipped by the kernel (recursion misses), on no CPU in particular\n",
+			(unsigned long long)s->skipped);
 	print_events(s, out);
 	print_tasks(out, tasks);
 	print_cpus(s, out);

@@ -20,6 +20,8 @@ struct tr_stats *tr_stats_new(void);
 /* Counts a record, and into its task's entry of tasks. */
 void tr_stats_record(struct tr_stats *s, const struct tr_item *it, struct tr_tasks *tasks);
 void tr_stats_lost(struct tr_stats *s, const struct tr_item *it);
+/* Counts events the kernel skipped (a tracer:recursion_misses record's) as lost. */
+void tr_stats_skipped(struct tr_stats *s, __u64 events);
 /* The tables, with the tasks' counts and names from tasks. */
 void tr_stats_print(const struct tr_stats *s, FILE *out, const struct tr_tasks *tasks);
 void tr_stats_free(struct tr_stats *s);

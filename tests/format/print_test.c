@@ -71,6 +71,8 @@ static int compare_format(const char *label, const char *sane, unsigned int reco
 	int result = plan ? 1 : 0;
 	unsigned int r;
 
+	if (ref)	/* as the plan does: u8 arrays are bytes */
+		tr_fields_bytes_as_bytes(ref);
 	/* as report reads a trace (trace.c) */
 	tep_set_long_size(ref_tep, 8);
 	tep_set_long_size(fast_tep, 8);
