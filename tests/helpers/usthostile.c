@@ -106,6 +106,19 @@ static void hand_meta(const char *text, size_t len)
 	hand_over(UST_HANDOFF_META, fd);
 }
 
+/* evil:tick described (id 1), handed over. */
+static void hand_tick(void)
+{
+	char *text = NULL;
+	size_t len;
+	FILE *f = open_memstream(&text, &len);
+
+	describe(f, 1, "evil", "tick");
+	fclose(f);
+	hand_meta(text, len);
+	free(text);
+}
+
 /* A buffer of this geometry in a memfd (sparse: only what is written is memory), handed over. */
 static struct trb_buf *hand_buffer(__u64 subbuf_size, __u32 nsubbuf, int mode)
 {
@@ -266,14 +279,9 @@ static int buffers(long n)
 /* 1 GiB sub-buffers, the first delivered: a reader that copies one touches all of it. */
 static int huge(void)
 {
-	char *text = NULL;
-	size_t len;
-	FILE *f = open_memstream(&text, &len);
 	struct trb_buf *b;
 
-	describe(f, 1, "evil", "tick");
-	fclose(f);
-	hand_meta(text, len);
+	hand_tick();
 	b = hand_buffer(1ull << 30, 2, TR_MODE_DISCARD);
 	put(b, 1, 16, 1, (__u64)getpid() << 32 | (__u32)gettid());
 	trb_flush(b);
@@ -285,15 +293,10 @@ static int huge(void)
 /* evil:tick records of 64 bytes (its fields are 16), sub-buffer after sub-buffer. */
 static int junk(void)
 {
-	char *text = NULL;
-	size_t len;
-	FILE *f = open_memstream(&text, &len);
 	struct trb_buf *b;
 	__u64 me = (__u64)getpid() << 32 | (__u32)gettid(), i;
 
-	describe(f, 1, "evil", "tick");
-	fclose(f);
-	hand_meta(text, len);
+	hand_tick();
 	b = hand_buffer(4096, 64, TR_MODE_OVERWRITE);
 	ready();
 	/* About a sub-buffer every 100 us: 40 MB a second. */
@@ -308,14 +311,9 @@ static int junk(void)
 /* One evil:tick delivered, from a buffer that says it lost 5.6e18 events and overwrote as many. */
 static int losses(void)
 {
-	char *text = NULL;
-	size_t len;
-	FILE *f = open_memstream(&text, &len);
 	struct trb_buf *b;
 
-	describe(f, 1, "evil", "tick");
-	fclose(f);
-	hand_meta(text, len);
+	hand_tick();
 	b = hand_buffer(4096, 2, TR_MODE_DISCARD);
 	b->ctl->lost_full = 5600000000000000000ull;
 	b->ctl->records_overrun = 5600000000000000000ull;
