@@ -187,4 +187,18 @@ rewritten() {
 }
 check "a sub-buffer table rewritten to name sub-buffers far outside: the writer goes on inside, a dump refuses" rewritten
 
+# A set-user-ID root program linked with the library, run by nobody, who
+# names the crash dumps' directory: root writes no dump where nobody says.
+setuid_environment() {
+	local dir status
+	dir=$(mktemp -d /tmp/tracer-setuid.XXXXXX) && chmod 755 "$dir" || return 1
+	at_exit "rm -rf '$dir'"
+	cp "$BUILD/tests/helpers/ustcheck" "$dir/ustcheck" && chmod 4755 "$dir/ustcheck" || return 1
+	{ TRACER_UST_CRASH_DIR=$dir/crash "${AS_NOBODY[@]}" "$dir/ustcheck" crash 20; } 2>/dev/null
+	status=$?
+	[ "$status" = 139 ] && [ ! -e "$dir/crash" ] ||
+		{ echo "# exit $status (139: SIGSEGV)"; ls -la "$dir" | diag -; return 1; }
+}
+check "a set-user-ID program: its user's TRACER_UST_CRASH_DIR ignored (no dump as root there)" setuid_environment
+
 echo "1..$n"

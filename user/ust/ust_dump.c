@@ -326,7 +326,8 @@ int tracer_ust_dump_on_signal(int sig, const char *dir)
 void ust_crash_dumps_from_env(void)
 {
 	static const int fatal[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT };
-	const char *dir = getenv("TRACER_UST_CRASH_DIR");
+	/* Not in a set-user-ID program: its user would choose where root writes. */
+	const char *dir = secure_getenv("TRACER_UST_CRASH_DIR");
 	unsigned int i;
 
 	for (i = 0; dir && *dir && i < sizeof(fatal) / sizeof(fatal[0]); i++)

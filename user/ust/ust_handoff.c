@@ -31,10 +31,13 @@ static int wake_fd = -1;
 /* A recorder we were not started by is not waited for: /proc finds what it misses. */
 static int send_flags = MSG_NOSIGNAL;
 
-/* The descriptor numbered by environment variable name, or -1. */
+/*
+ * The descriptor numbered by environment variable name, or -1; -1 in a
+ * set-user-ID program, whose user would choose it.
+ */
 static int inherited_fd(const char *name)
 {
-	const char *text = getenv(name);
+	const char *text = secure_getenv(name);
 	char *end;
 	long fd = text ? strtol(text, &end, 10) : -1;
 
