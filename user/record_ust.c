@@ -93,6 +93,7 @@
 
 #define SCAN_NS		200000000ull	/* 200 ms */
 #define MAX_PEERS	256		/* programs connected to the registry at once */
+#define MAX_MESSAGES	256		/* read from one socket in a round */
 #define MAX_FIELDS	64
 #define NO_CLASS	(~0u)
 #define REFUSED_CLASS	(~1u)	/* refused (enum refusal): its records left out */
@@ -1226,14 +1227,17 @@ static int message_fd(struct msghdr *msg, pid_t *pid)
 /*
  * What programs sent to sock: their descriptions and buffers.  The
  * command's socket is its processes' alone; the registry's senders may be
- * any process, in scope or not.  Whether sock may have more later: 0
- * once its program closed it and all was read, or it failed.
+ * any process, in scope or not.  At most MAX_MESSAGES a call, so that a
+ * program sending without end holds up no round.  Whether sock may have
+ * more later: 0 once its program closed it and all was read, or it failed.
  */
 static int receive_from(struct session *s, int sock, int check_scope)
 {
+	unsigned int messages;
+
 	if (sock < 0)
 		return 0;
-	for (;;) {
+	for (messages = 0; messages < MAX_MESSAGES; messages++) {
 		char control[CMSG_SPACE(sizeof(struct ucred)) + CMSG_SPACE(sizeof(int))], kind;
 		struct iovec iov = { .iov_base = &kind, .iov_len = 1 };
 		struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control,
@@ -1259,6 +1263,7 @@ static int receive_from(struct session *s, int sock, int check_scope)
 		if (fd >= 0)
 			close(fd);
 	}
+	return 1;
 }
 
 /*
