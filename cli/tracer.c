@@ -897,22 +897,50 @@ static FILE *open_beside(const char *path, char *tmp, size_t len)
 	return out;
 }
 
+/* The new file export is writing (export_into()), or "": a signal that ends export removes it. */
+static char export_tmp[PATH_MAX];
+
+/* Ends export at signal sig as its default action would, removing its new file first. */
+static void remove_new_file(int sig)
+{
+	if (export_tmp[0])
+		unlink(export_tmp);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* The signals that end a process by default and are not ignored now remove export's new file. */
+static void remove_new_file_on_signals(void)
+{
+	static const int ending[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGXFSZ };
+	struct sigaction now;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(ending) / sizeof(ending[0]); i++)
+		if (!sigaction(ending[i], NULL, &now) && now.sa_handler == SIG_DFL)
+			signal(ending[i], remove_new_file);
+}
+
 /*
  * Writes FILE anew: a new file renamed over an old one, never the old one
  * truncated (its owner and mode would stay); what export could not write
- * is said, and the new file removed.  Standard output, a device or a FIFO
- * is written as it is; a symbolic link is not followed.
+ * is said, and the new file removed, also when a signal ends export.
+ * Standard output, a device or a FIFO is written as it is; a symbolic
+ * link is not followed.
  */
 static int export_into(const struct tr_report_opts *o, const char *path)
 {
 	int to_stdout = !strcmp(path, "-"), in_place, status;
-	char tmp[PATH_MAX];
+	char *tmp = export_tmp;
 	struct stat st;
 	FILE *out;
 
 	in_place = to_stdout || (!lstat(path, &st) && !S_ISREG(st.st_mode));
-	out = to_stdout ? stdout : in_place ? open_output(path) : open_beside(path, tmp, sizeof(tmp));
+	if (!in_place)
+		remove_new_file_on_signals();
+	out = to_stdout ? stdout : in_place ? open_output(path) : open_beside(path, tmp, sizeof(export_tmp));
 	if (!out) {
+		tmp[0] = '\0';
 		fprintf(stderr, "%s: cannot write %s: %s\n", me, path, strerror(errno));
 		return 1;
 	}
@@ -927,6 +955,7 @@ static int export_into(const struct tr_report_opts *o, const char *path)
 	}
 	if (!in_place && status)
 		unlink(tmp);
+	tmp[0] = '\0';
 	return status;
 }
 

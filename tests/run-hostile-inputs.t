@@ -106,6 +106,22 @@ foreign_file_replaced() {
 check "export over another user's 0644 file: a new 0600 file of the exporter, with the events" \
 	foreign_file_replaced
 
+# A signal that ends export (here SIGXFSZ, the file size limit passed, as
+# deterministic as a Ctrl-C is not) takes its new file with it: nothing
+# hidden is left beside FILE, and an old FILE stays as it was.
+killed_export() {
+	local file=$work/killed.jsonl status
+	echo "the old words" >"$file" || return 1
+	{ (ulimit -f 8 && exec "$TRACER" export --format jsonl -o "$file" "$work/t" 2>"$work/export.err"); } \
+		2>/dev/null # not bash's word that the limit ended it
+	status=$?
+	[ "$status" = $((128 + $(kill -l XFSZ))) ] && [ "$(cat "$file")" = "the old words" ] &&
+		[ -z "$(find "$work" -maxdepth 1 -name '.killed.jsonl.*')" ] ||
+		{ echo "# exit $status"; ls -la "$work" | diag -; diag "$work/export.err"; return 1; }
+}
+check "export ended by a signal (SIGXFSZ) mid-file: no new file left beside, the old one whole" \
+	killed_export
+
 # Pages of 4 KiB the files hold, as tmpfs counts them.
 pages_kb() { stat -c %s "$@" | awk '{ kb += int(($1 + 4095) / 4096) * 4 } END { print kb }'; }
 
