@@ -11,8 +11,12 @@ n=0
 # after every background job of the test is killed.
 exit_steps=()
 at_exit() { exit_steps=("$1" "${exit_steps[@]}"); }
+test_shell=$BASHPID
 run_exit_steps() {
 	local job step
+	# Not in a subshell a signal ended before it ran its command: the
+	# test's jobs and $work are the test shell's to end.
+	[ "$BASHPID" = "$test_shell" ] || return 0
 	for job in $(jobs -p); do
 		kill -KILL "$job" 2>/dev/null
 	done

@@ -108,16 +108,19 @@ check "300000 event names: 1024 taken, the rest refused; --duration 1 ends the r
 
 names_sigint() {
 	start_hostile names 300000 || { diag "$work/hostile.err"; return 1; }
-	unshare -n "$TRACER" record -e 'ust:*:*' -p "$hostile" -o "$work/names-int" >/dev/null 2>"$work/err" &
+	# A log of its own: the last check's says "recording" too, and a SIGINT
+	# sent on it could reach this shell's child before it runs the recorder.
+	unshare -n "$TRACER" record -e 'ust:*:*' -p "$hostile" -o "$work/names-int" >/dev/null \
+		2>"$work/names-int.err" &
 	local recorder=$! status
-	wait_recording "$recorder" "$work/err" && kill -INT "$recorder" &&
+	wait_recording "$recorder" "$work/names-int.err" && kill -INT "$recorder" &&
 		wait_until "$GUARD" eval '! kill -0 '"$recorder"' 2>/dev/null'
 	status=$?
 	kill -KILL "$recorder" 2>/dev/null
 	wait "$recorder" 2>/dev/null
 	stop_hostile
-	[ "$status" = 0 ] && grep -q '^  user space: refused 298976 events past 1024 a process$' "$work/err" ||
-		{ echo "# still running after SIGINT: $status"; head -n 20 "$work/err" | diag; return 1; }
+	[ "$status" = 0 ] && grep -q '^  user space: refused 298976 events past 1024 a process$' "$work/names-int.err" ||
+		{ echo "# still running after SIGINT: $status"; head -n 20 "$work/names-int.err" | diag; return 1; }
 }
 check "300000 event names: SIGINT ends the recording" names_sigint
 
