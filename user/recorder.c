@@ -736,8 +736,10 @@ static int start_command(struct session *s)
 	if (err)
 		return err;
 	s->child = fork();
-	if (s->child < 0)
+	if (s->child < 0) {
+		s->child = 0;	/* no command: kill(-1, ...) at the end would end every process */
 		return -errno;
+	}
 	if (s->child == 0) {
 		pthread_sigmask(SIG_SETMASK, &s->waiter.before, NULL);
 		rec_ust_in_command(s);
