@@ -90,6 +90,7 @@
 #include "packet.h"
 #include "ubuf.h"
 #include "ust/handoff.h"
+#include "hash.h"
 
 #define SCAN_NS		200000000ull	/* 200 ms */
 #define MAX_PEERS	256		/* programs connected to the registry at once */
@@ -249,23 +250,6 @@ struct rec_ust {
 
 /* --- Lookups ----------------------------------------------------------------- */
 
-/* FNV-1a of len bytes. */
-static __u64 hash_bytes(const void *bytes, size_t len)
-{
-	const unsigned char *p = bytes;
-	__u64 h = 0xcbf29ce484222325ull;
-
-	while (len--)
-		h = (h ^ *p++) * 0x100000001b3ull;
-	return h;
-}
-
-/* FNV-1a of a string's bytes. */
-static __u64 hash_string(const char *s)
-{
-	return hash_bytes(s, strlen(s));
-}
-
 /* Room for one more entry in h (its slots may move): 0 or -ENOMEM. */
 static int hash_reserve(struct ust_hash *h)
 {
@@ -370,13 +354,13 @@ static __u64 hash_class(pid_t pid, __u32 local)
 {
 	__u64 both = (__u64)(__u32)pid << 32 | local;
 
-	return hash_bytes(&both, sizeof(both));
+	return tr_hash_bytes(&both, sizeof(both));
 }
 
 /* What pid handed over so far (made on first sight), or NULL: out of memory. */
 static struct ust_proc *proc_of(struct rec_ust *u, pid_t pid)
 {
-	__u64 hash = hash_bytes(&pid, sizeof(pid));
+	__u64 hash = tr_hash_bytes(&pid, sizeof(pid));
 	struct ust_proc *procs;
 	__u32 *slot;
 
@@ -401,7 +385,7 @@ static struct ust_proc *proc_of(struct rec_ust *u, pid_t pid)
 static int refuse_file(struct rec_ust *u, const struct stat *st, enum refusal why)
 {
 	struct ust_file f = { st->st_dev, st->st_ino }, *files;
-	__u64 hash = hash_bytes(&f, sizeof(f));
+	__u64 hash = tr_hash_bytes(&f, sizeof(f));
 	__u32 *slot;
 
 	if (hash_reserve(&u->refused_index))
@@ -479,7 +463,7 @@ int rec_ust_split_specs(struct session *s, const char **specs, const char **filt
 /* Keep name for the summary's suggestions, once. */
 static void note_found(struct rec_ust *u, const char *name)
 {
-	__u64 hash = hash_string(name);
+	__u64 hash = tr_hash_string(name);
 	char **more;
 	__u32 *slot;
 
@@ -704,7 +688,7 @@ static __u32 trace_id(struct session *s, const char *system, const char *name,
 	if (id_line(format, len, &line, &after_id) ||
 	    asprintf(&key, "%s %s\n%.*s", system, name, (int)(format + len - after_id), after_id) < 0)
 		return NO_CLASS;
-	hash = hash_string(key);
+	hash = tr_hash_string(key);
 	slot = hash_reserve(&u->event_index) ? NULL : hash_slot(&u->event_index, hash, u, same_event, key);
 	if (slot && *slot) {
 		free(key);

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash.h"
 #include "stacks.h"
 
 /* Frame i of a record's stacks, named: the kernel's come first in the record. */
@@ -49,18 +50,9 @@ struct tr_folded *tr_folded_new(void)
 	return calloc(1, sizeof(struct tr_folded));
 }
 
-static size_t hash(const char *text)
-{
-	size_t h = 14695981039346656037ull;
-
-	while (*text)
-		h = (h ^ (unsigned char)*text++) * 1099511628211ull;
-	return h;
-}
-
 static struct folded_stack *slot_of(const struct tr_folded *f, const char *text)
 {
-	size_t i = hash(text) & (f->size - 1);
+	size_t i = tr_hash_string(text) & (f->size - 1);
 
 	while (f->slot[i].text && strcmp(f->slot[i].text, text))
 		i = (i + 1) & (f->size - 1);
