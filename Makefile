@@ -17,14 +17,26 @@ BPF_SRCS   := $(wildcard bpf/*.bpf.c)
 BPF_OBJS   := $(BPF_SRCS:bpf/%.bpf.c=$(BUILD)/bpf/%.bpf.o)
 BPF_SKELS  := $(BPF_OBJS:.bpf.o=.skel.h)
 
-LIB_SRCS := $(wildcard user/*.c)
+# The library, libtracer.a, folder by folder (user/README.md: what each
+# holds and which folders it may call; `make layers` checks it).
+COMMON_SRCS  := $(wildcard user/common/*.c)
+LAYOUT_SRCS  := $(wildcard user/layout/*.c)
+READER_SRCS  := $(wildcard user/reader/*.c)
+PRINT_SRCS   := $(wildcard user/print/*.c)
+EVENTS_SRCS  := $(wildcard user/events/*.c)
+BUFFERS_SRCS := $(wildcard user/buffers/*.c)
+RECORD_SRCS  := $(wildcard user/record/*.c)
+SINKS_SRCS   := $(wildcard user/sinks/*.c)
+TOP_SRCS     := $(wildcard user/top/*.c)
+LIB_SRCS := $(COMMON_SRCS) $(LAYOUT_SRCS) $(READER_SRCS) $(PRINT_SRCS) $(EVENTS_SRCS) \
+	    $(BUFFERS_SRCS) $(RECORD_SRCS) $(SINKS_SRCS) $(TOP_SRCS)
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 LIB      := $(BUILD)/libtracer.a
-HEADERS  := $(wildcard include/tracer/*.h user/*.h user/ust/*.h bpf/*.h)
 
 # libtracer-ust, the user-space tracing library (include/tracer/ust.h):
-# position-independent, exporting only the API, shared and static.
-UST_SRCS := $(wildcard user/ust/*.c) user/ctf.c user/ubuf.c
+# position-independent, exporting only the API, shared and static; it is
+# user/ust/ over user/layout/ (the packets and buffers both libraries write).
+UST_SRCS := $(wildcard user/ust/*.c) $(LAYOUT_SRCS)
 UST_OBJS := $(UST_SRCS:%.c=$(BUILD)/pic/%.o)
 UST_LIBS := $(BUILD)/libtracer-ust.so $(BUILD)/libtracer-ust.a $(BUILD)/tracer-ust.pc
 EXAMPLE_BINS := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
@@ -37,20 +49,28 @@ HELPER_BINS := $(patsubst tests/helpers/%.c,$(BUILD)/tests/helpers/%,$(wildcard 
 BENCH_BINS := $(BUILD)/bench/ringbuf_bench $(BUILD)/bench/tracepoint_bench $(BUILD)/bench/uprobe_target \
 	      $(BUILD)/tests/helpers/topcheck $(BUILD)/bench/ust_bench $(BUILD)/bench/ust_bench_disk \
 	      $(BUILD)/bench/ust_lttng
-BENCH_HEADERS := $(wildcard bench/*.h)
 # e.g. make bench BENCH_ARGS=--quick; bench/suite.py --help lists the options.
 BENCH_ARGS ?=
 
 TRACER := $(BUILD)/tracer
 
-.PHONY: all check vm-check bench fuzz deps vmlinux clean
+.PHONY: all check vm-check bench fuzz deps vmlinux clean layers
 all: $(LIB) $(BPF_SKELS) $(TRACER) $(UST_LIBS) $(EXAMPLE_BINS)
 
 # Skeletons are what the C side includes; the objects need not be rebuilt.
 .SECONDARY: $(BPF_OBJS)
 
-$(TRACER): cli/tracer.c $(LIB) $(HEADERS)
-	$(CC) $(CFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+# Every C compile writes its own dependencies (-MMD -MP: the headers it
+# read); generated headers come first, as order-only prerequisites.
+DEPFLAGS := -MMD -MP
+GEN_HEADERS := $(BPF_SKELS) $(BUILD)/gen/syscall_numbers.h
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+
+# The command: cli/, a file per command, over the library.
+CLI_SRCS := $(wildcard cli/*.c)
+CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/%.o)
+$(TRACER): $(CLI_OBJS) $(LIB)
+	$(CC) $(CFLAGS) -o $@ $(CLI_OBJS) $(LIB) $(LDLIBS)
 
 $(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h include/tracer/*.h) vmlinux/x86/vmlinux.h
 	@mkdir -p $(@D)
@@ -59,23 +79,22 @@ $(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h include/tracer/*.h) vmlinux
 $(BUILD)/bpf/%.skel.h: $(BUILD)/bpf/%.bpf.o
 	bpftool gen skeleton $< name $* > $@
 
-$(BUILD)/%.o: %.c $(HEADERS) $(BPF_SKELS)
+$(BUILD)/%.o: %.c | $(GEN_HEADERS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -c -o $@ $<
+	$(CC) $(CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
 # System call numbers by name, from the installed kernel headers.
 SYSCALL_HEADER := /usr/include/x86_64-linux-gnu/asm/unistd_64.h
 $(BUILD)/gen/syscall_numbers.h: $(SYSCALL_HEADER)
 	@mkdir -p $(@D)
 	awk '/^#define __NR_/ { printf "\t{ \"%s\", %s },\n", substr($$2, 6), $$3 }' $< >$@
-$(BUILD)/user/syscalls.o: $(BUILD)/gen/syscall_numbers.h
 
 $(LIB): $(LIB_OBJS)
 	$(AR) rcs $@ $^
 
-$(BUILD)/pic/%.o: %.c $(HEADERS)
+$(BUILD)/pic/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
+	$(CC) $(CFLAGS) $(DEPFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
 
 $(BUILD)/libtracer-ust.so: $(UST_OBJS)
 	$(CC) $(CFLAGS) -shared -Wl,-soname,libtracer-ust.so -o $@ $^ -lpthread
@@ -90,63 +109,60 @@ $(BUILD)/tracer-ust.pc: Makefile
 		'$(CURDIR)' '$(abspath $(BUILD))' 'user-space tracing into tracer buffers' >$@
 
 # Examples link the shared library, found where it was built.
-$(BUILD)/examples/%: examples/%.c $(BUILD)/libtracer-ust.so include/tracer/ust.h
+$(BUILD)/examples/%: examples/%.c $(BUILD)/libtracer-ust.so
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $< -L$(BUILD) -ltracer-ust -Wl,-rpath,$(abspath $(BUILD))
+	$(CC) $(CFLAGS) $(DEPFLAGS) -o $@ $< -L$(BUILD) -ltracer-ust -Wl,-rpath,$(abspath $(BUILD))
 
-$(BUILD)/tests/%: tests/%.c $(LIB) $(BPF_SKELS) $(HEADERS) $(wildcard tests/*.h)
+$(BUILD)/tests/%: tests/%.c $(LIB) | $(GEN_HEADERS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Itests -o $@ $< $(LIB) $(LDLIBS)
+	$(CC) $(CFLAGS) $(DEPFLAGS) -Itests -o $@ $< $(LIB) $(LDLIBS)
 
 # The user-space library's tests and helpers: its static archive, internals included.
-$(BUILD)/tests/ust/%: tests/ust/%.c $(BUILD)/libtracer-ust.a $(LIB) $(HEADERS) $(wildcard tests/*.h)
+$(BUILD)/tests/ust/%: tests/ust/%.c $(BUILD)/libtracer-ust.a $(LIB) | $(GEN_HEADERS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Itests -o $@ $< $(BUILD)/libtracer-ust.a $(LIB) $(LDLIBS)
-$(BUILD)/tests/helpers/ust%: tests/helpers/ust%.c $(BUILD)/libtracer-ust.a include/tracer/ust.h
+	$(CC) $(CFLAGS) $(DEPFLAGS) -Itests -o $@ $< $(BUILD)/libtracer-ust.a $(LIB) $(LDLIBS)
+$(BUILD)/tests/helpers/ust%: tests/helpers/ust%.c $(BUILD)/libtracer-ust.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libtracer-ust.a -lpthread
+	$(CC) $(CFLAGS) $(DEPFLAGS) -o $@ $< $(BUILD)/libtracer-ust.a -lpthread
 
 # The call-stack tests' known chain: every function with its frame pointer
 # (gcc 12 leaves it out of a leaf function at -O2 whatever it is told).
 $(BUILD)/tests/helpers/callchain: CFLAGS += -O0 -fno-omit-frame-pointer
 
-$(BUILD)/bench/%: bench/%.c $(LIB) $(HEADERS) $(BENCH_HEADERS)
+$(BUILD)/bench/%: bench/%.c $(LIB) | $(GEN_HEADERS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+	$(CC) $(CFLAGS) $(DEPFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
 # Workload 6: the same loop through libtracer-ust (shared, as applications
 # link it) and through lttng-ust (setup installs liblttng-ust-dev).
-$(BUILD)/bench/ust_bench $(BUILD)/bench/ust_bench_disk: bench/ust_bench.c bench/ust_loop.h $(BUILD)/libtracer-ust.so include/tracer/ust.h
+$(BUILD)/bench/ust_bench $(BUILD)/bench/ust_bench_disk: bench/ust_bench.c $(BUILD)/libtracer-ust.so
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(if $(findstring _disk,$@),-DUST_BENCH_DISCARD) -o $@ $< -L$(BUILD) -ltracer-ust -Wl,-rpath,$(abspath $(BUILD)) -lpthread
-$(BUILD)/bench/ust_lttng: bench/ust_lttng.c bench/ust_lttng_tp.h bench/ust_loop.h
+	$(CC) $(CFLAGS) $(DEPFLAGS) $(if $(findstring _disk,$@),-DUST_BENCH_DISCARD) -o $@ $< -L$(BUILD) -ltracer-ust -Wl,-rpath,$(abspath $(BUILD)) -lpthread
+$(BUILD)/bench/ust_lttng: bench/ust_lttng.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Ibench -o $@ $< -llttng-ust -llttng-ust-common -ldl -lpthread
+	$(CC) $(CFLAGS) $(DEPFLAGS) -Ibench -o $@ $< -llttng-ust -llttng-ust-common -ldl -lpthread
 
 # The fuzzers: the trace reader and report, and the format sanitizer,
 # built with libFuzzer, AddressSanitizer and UBSan (the libraries they link
 # are not instrumented).
-FUZZ_CFLAGS := -g -O1 -std=gnu11 -Wall -Wextra -Werror -Iinclude -Iuser \
+FUZZ_CFLAGS := -g -O1 -std=gnu11 -Wall -Wextra -Werror -Iinclude -Iuser -I$(BUILD)/gen \
 	       $(shell pkg-config --cflags libtraceevent) \
 	       -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
-FUZZ_LIBS := $(shell pkg-config --libs libtraceevent)
+FUZZ_LIBS := $(shell pkg-config --libs libtraceevent) -lelf
 FUZZ_BINS := $(BUILD)/fuzz/report_fuzz $(BUILD)/fuzz/format_fuzz $(BUILD)/fuzz/filter_fuzz
 FUZZ_SECONDS ?= 300
 
-$(BUILD)/fuzz/report_fuzz: tests/fuzz/report_fuzz.c user/report.c user/trace.c user/trace_meta.c user/trace_stream.c user/format.c \
-			   user/packet.c user/cpus.c user/stacks.c user/symbols.c user/context.c \
-			   user/names.c user/export_json.c user/ctf.c user/ctf_fields.c user/report_stats.c user/report_tasks.c \
-			   user/export_chrome.c user/export_perfetto.c user/protobuf.c user/export_ctf.c \
-			   user/print_fields.c user/print_format.c user/trace_dir.c $(HEADERS)
-	@mkdir -p $(@D)
-	clang $(FUZZ_CFLAGS) -o $@ $(filter %.c,$^) $(FUZZ_LIBS) -lelf
-
-$(BUILD)/fuzz/format_fuzz: tests/fuzz/format_fuzz.c user/format.c user/print_fields.c user/print_format.c \
-			   tests/format/records.h $(HEADERS)
-	@mkdir -p $(@D)
-	clang $(FUZZ_CFLAGS) -o $@ $(filter %.c,$^) $(FUZZ_LIBS)
-
-$(BUILD)/fuzz/filter_fuzz: tests/fuzz/filter_fuzz.c user/filter.c user/names.c $(HEADERS)
+# Each fuzzer is built from the folders it needs, by their lists above.
+REPORT_FUZZ_SRCS := tests/fuzz/report_fuzz.c $(COMMON_SRCS) $(LAYOUT_SRCS) $(READER_SRCS) $(PRINT_SRCS) $(SINKS_SRCS)
+# (format_fuzz stands in for the trace the printers ask for names: the
+# sanitizer of the reader's folder, the printers, no trace)
+FORMAT_FUZZ_SRCS := tests/fuzz/format_fuzz.c user/reader/format_check.c $(PRINT_SRCS)
+FILTER_FUZZ_SRCS := tests/fuzz/filter_fuzz.c user/events/filter.c $(COMMON_SRCS)
+$(BUILD)/fuzz/report_fuzz: $(REPORT_FUZZ_SRCS)
+$(BUILD)/fuzz/format_fuzz: $(FORMAT_FUZZ_SRCS)
+$(BUILD)/fuzz/filter_fuzz: $(FILTER_FUZZ_SRCS)
+# (one compile of many files, so no -MMD: every header counts)
+$(FUZZ_BINS): $(wildcard include/tracer/*.h user/*/*.h tests/format/*.h) | $(BUILD)/gen/syscall_numbers.h
 	@mkdir -p $(@D)
 	clang $(FUZZ_CFLAGS) -o $@ $(filter %.c,$^) $(FUZZ_LIBS)
 
@@ -180,6 +196,11 @@ asan: deps
 	fi; \
 	exit $$status
 check: asan
+
+# The call graph between user/'s folders and cli/, checked against
+# user/README.md's table: fails on a cycle or an edge it does not allow.
+layers: $(LIB) $(CLI_OBJS)
+	tests/layers.py $(BUILD)
 
 # Installs missing Debian packages (a no-op when all are present).
 deps:

@@ -36,7 +36,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "ubuf.h"
+#include "layout/ubuf.h"
 #include "bench_csv.h"
 
 #define __maybe_unused		__attribute__((__unused__))

@@ -59,10 +59,10 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "bpfbuf.h"
-#include "events.h"
-#include "packet.h"
-#include "ubuf.h"
+#include "buffers/bpfbuf.h"
+#include "events/events.h"
+#include "layout/packet.h"
+#include "layout/ubuf.h"
 #include "bench_peers.skel.h"
 #include "writer_loop.skel.h"
 #include "record.skel.h"

@@ -32,7 +32,7 @@
  * during the system call events, by far the most frequent ones, are
  * recorded.
  *
- * Probes (user/probes.h) build a struct tr_probe_record from the
+ * Probes (user/events/probes.h) build a struct tr_probe_record from the
  * registers (uprobes, kprobes, USDT) or from the trampoline's context
  * (fentry, fexit) and write it as a tracepoint's; each kind's guard
  * against nesting is said where its programs are.
@@ -750,7 +750,7 @@ int tr_kretprobe(struct pt_regs *regs)
 	return record_probe(regs, true, &kprobe_slots);
 }
 
-/* A glob's kprobes, attached at once (user/record_probes.c). */
+/* A glob's kprobes, attached at once (user/record/attach.c). */
 SEC("?kprobe.multi")
 int tr_kprobe_multi(struct pt_regs *regs)
 {
@@ -787,7 +787,7 @@ int tr_usdt(struct pt_regs *regs)
 
 /*
  * fentry and fexit: one program loaded for the first function of each
- * kind, and another instance of it for each other (user/record_probes.c):
+ * kind, and another instance of it for each other (user/record/attach.c):
  * a trampoline program is bound to its function when it is loaded.  The
  * kernel keeps each instance from nesting in itself only, so any of them,
  * and programs of every other kind, may run inside another on its CPU (an
@@ -1174,7 +1174,7 @@ static __always_inline void write_task_state(struct task_struct *task, const cha
 }
 
 /*
- * The state dump: run by the recorder (user/tasks.c), one call per task.
+ * The state dump: run by the recorder (user/record/statedump.c), one call per task.
  * It writes even while --snapshot-on's trigger holds the buffers frozen:
  * the snapshot it precedes needs it.
  */

@@ -38,7 +38,7 @@
 
 /*
  * Geometry, set by the loader before load: each channel's, and the bounds
- * that hold for all of them (user/bpfbuf.h computes both).
+ * that hold for all of them (user/buffers/bpfbuf.h computes both).
  */
 const volatile __u32 trb_subbuf_order[TR_MAX_CHANNELS] = { 12 };
 const volatile __u32 trb_nsubbuf_order[TR_MAX_CHANNELS] = { 1 };

@@ -21,13 +21,13 @@
 #include <sys/stat.h>
 #include <bpf/libbpf.h>
 
-#include "recorder.h"
-#include "report.h"
-#include "events.h"
-#include "cpus.h"
-#include "context.h"
-#include "probes.h"
-#include "top.h"
+#include "record/recorder.h"
+#include "sinks/report.h"
+#include "events/events.h"
+#include "common/cpus.h"
+#include "common/context.h"
+#include "events/probes.h"
+#include "top/top.h"
 
 #define TRACER_VERSION		"0.1"
 

@@ -7,7 +7,7 @@
 #define TRACER_TEST_DRAIN_H
 
 #include <tracer/ringbuf.h>
-#include "packet.h"
+#include "layout/packet.h"
 
 struct drain_state {
 	unsigned long packets;

@@ -2,7 +2,7 @@
 # Who did it: every record carries its process and thread ids (the event
 # header, the trace's stream event context), report names every thread
 # from the state dump and the task records that follow it
-# (tracer:task_state, user/tasks.h), and report --pid / --tid select a
+# (tracer:task_state, user/record/statedump.h), and report --pid / --tid select a
 # process or one thread.  The workload (tests/helpers/threads) prints its
 # own ids and names; babeltrace2 reads the ids from the metadata; an
 # ftrace instance of this test's records task:task_rename at the same

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Uprobes and uretprobes on this kernel (probes.h), on the helper `probed
+# Uprobes and uretprobes on this kernel (events/probes.h), on the helper `probed
 # N`: for i = 1..N it calls tr_probed(i, 2i + 1), which returns 3i + 1,
 # and tr_named(NAME, -i), NAME cycling through alpha, beta, gamma, which
 # returns -2i.  Every call is recorded once at its entry with those

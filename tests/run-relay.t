@@ -221,7 +221,7 @@ PY
 check "a relay of another protocol version: exit 1, one line naming both" fake_relay
 
 # Fake relays that misbehave, run as nobody: enough of the protocol for
-# one recorder (user/relay.c), each misbehaving as its MODE says.  Each
+# one recorder (user/record/relayd.c), each misbehaving as its MODE says.  Each
 # writes its two ports to PORTS, and touches PORTS.N when command N comes.
 # Their directory is theirs, outside $work (which the user nobody cannot
 # enter), and not /tmp/tracer-relay-* (relay_only counts those).

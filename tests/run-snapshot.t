@@ -42,7 +42,7 @@ overwritten() { # overwritten LOG
 }
 
 # The summary's count of records in the snapshots, and of task records
-# made (user/tasks.h): those compete with the calls for the buffers.
+# made (user/record/statedump.h): those compete with the calls for the buffers.
 in_snapshots() { sed -n 's/^tracer record: [0-9]* snapshots*, \([0-9]*\) events, .*/\1/p' "$1"; }
 task_records() { sed -n 's/^  task records: \([0-9]*\) .*/\1/p' "$1"; }
 

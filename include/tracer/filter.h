@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * Event filters (record --filter, ftrace's filter syntax) as the BPF
- * program runs them: compiled by user/filter.c into a short postfix
+ * program runs them: compiled by user/events/filter.c into a short postfix
  * program per event, and interpreted by bpf/filter.bpf.h on the raw
  * record before any buffer space is reserved.
  *

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * How the size of a raw tracepoint record is found: shared by the generic
- * tracepoint program (bpf/record.bpf.c), its loader (user/events.c) and,
+ * tracepoint program (bpf/record.bpf.c), its loader (user/events/events.c) and,
  * on kernels where tracepoint programs cannot call its kfuncs, the module
  * (kmod/tracepoints.c).
  */
@@ -48,7 +48,7 @@ struct tr_syscall_events {
 };
 
 /*
- * A probe's record (user/probes.h): the address probed and the six
+ * A probe's record (user/events/probes.h): the address probed and the six
  * argument registers (uprobes, kprobes), or the return address and the
  * return value in values[0], or a USDT probe's arguments.  A string
  * argument's value becomes the locator (length << 16 | offset) of its
@@ -177,5 +177,16 @@ static inline __u32 tr_dyn_end(__u32 loc, __u16 dyn_offset)
 		end += (dyn_offset & ~TR_DYN_RELATIVE) + sizeof(loc);
 	return end;
 }
+
+/*
+ * The common fields a tracefs format starts with, for the formats of
+ * records that are not a tracepoint's (struct trace_entry's layout).
+ */
+#define TR_FORMAT_COMMON_FIELDS \
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n" \
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n" \
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n" \
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n" \
+	"\n"
 
 #endif /* TRACER_RECORD_H */

@@ -14,8 +14,8 @@
 #include <bpf/bpf.h>
 
 #include "tap.h"
-#include "ubuf.h"
-#include "bpfbuf.h"
+#include "layout/ubuf.h"
+#include "buffers/bpfbuf.h"
 #include "drain.h"
 #include "writer_loop.skel.h"
 

@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "tap.h"
-#include "ubuf.h"
-#include "ctf.h"
+#include "layout/ubuf.h"
+#include "layout/ctf.h"
 
 struct sample {
 	__u32 count;

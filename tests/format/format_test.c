@@ -13,7 +13,7 @@
 #include <event-parse.h>
 
 #include "tap.h"
-#include "format.h"
+#include "reader/format_check.h"
 #include "records.h"
 
 /* Fields alike; libtraceevent only notes, never uses, that __print_flags() names one. */

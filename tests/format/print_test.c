@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * report's fast path (print_fields.c) against libtraceevent's
+ * report's fast path (print/fields.c) against libtraceevent's
  * tep_print_fields(), the text it stands in for: every tracepoint format
  * of the running kernel, sanitized as report reads it, prints random
  * records byte for byte alike; and formats made to hit libtraceevent's
@@ -15,9 +15,9 @@
 #include <event-parse.h>
 
 #include "tap.h"
-#include "format.h"
-#include "print_fields.h"
-#include "print_format.h"
+#include "reader/format_check.h"
+#include "print/fields.h"
+#include "print/print_fmt.h"
 #include "records.h"
 
 /* Some fields small (padding, "(nil)", 0), some strings printable, the rest random. */
@@ -73,7 +73,7 @@ static int compare_format(const char *label, const char *sane, unsigned int reco
 
 	if (ref)	/* as the plan does: u8 arrays are bytes */
 		tr_fields_bytes_as_bytes(ref);
-	/* as report reads a trace (trace.c) */
+	/* as report reads a trace (reader/trace.c) */
 	tep_set_long_size(ref_tep, 8);
 	tep_set_long_size(fast_tep, 8);
 	trace_seq_init(&seq);

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <event-parse.h>
 
-#include "filter.h"
+#include "events/filter.h"
 
 static const char format[] =
 	"name: fuzz\n"

@@ -2,14 +2,14 @@
 /*
  * libFuzzer harness over tr_format_sanitize(): an input is one format
  * text.  What it accepts, libtraceevent must parse without failing
- * (format.h); a refusal there means the sanitizer let through text the
- * parser misreads, and aborts.  Then report's fast path (print_fields.h),
+ * (reader/format_check.h); a refusal there means the sanitizer let through text the
+ * parser misreads, and aborts.  Then report's fast path (print/fields.h),
  * where it takes the format, must print records made from the input as
  * libtraceevent's tep_print_fields() does, or the harness aborts.
  *
  * tr_format_whole() is held to less: what it passes, libtraceevent
  * parses or refuses without a fault (report then prints fields); and the
- * print format's plan (print_format.h), where it takes the format, prints
+ * print format's plan (print/print_fmt.h), where it takes the format, prints
  * any record without reading outside it (the sanitizer build finds a read
  * that does).  libtraceevent is no oracle
  * there: on hostile records it reads outside them, or dies.
@@ -20,10 +20,10 @@
 #include <string.h>
 #include <event-parse.h>
 
-#include "format.h"
-#include "print_fields.h"
-#include "print_format.h"
-#include "trace.h"
+#include "reader/format_check.h"
+#include "print/fields.h"
+#include "print/print_fmt.h"
+#include "reader/trace.h"
 #include "../format/records.h"
 
 /* The plan's names come from a trace; the harness has none. */

@@ -26,7 +26,7 @@
 #include <ftw.h>
 #include <sys/stat.h>
 
-#include "report.h"
+#include "sinks/report.h"
 
 #define MARKER		"TRF:"
 #define MARKER_LEN	4

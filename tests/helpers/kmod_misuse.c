@@ -31,7 +31,7 @@
 #include <bpf/btf.h>
 #include <tracer/kmod.h>
 
-#include "packet.h"
+#include "layout/packet.h"
 
 #define SELFTEST_DIR	"/sys/kernel/debug/tracer"
 #define CPU1_ONLINE	"/sys/devices/system/cpu/cpu1/online"

@@ -5,7 +5,7 @@
  * recorder, and what a user may do to root's programs.
  *
  *	ust_hostile squat dgram|seqpacket
- *				take the registry's address first (ust/handoff.h), as a
+ *				take the registry's address first (layout/handoff.h), as a
  *				datagram socket or a listening sequenced-packet one; say
  *				"ready"; on SIGTERM, "received N": the descriptors sent to it
  *	ust_hostile pair PROGRAM ARGS...
@@ -57,7 +57,7 @@
 #include <tracer/ringbuf.h>
 #include <tracer/ust.h>
 
-#include "ust/handoff.h"
+#include "layout/handoff.h"
 
 #define SUBBUF		4096
 #define NSUBBUF		2

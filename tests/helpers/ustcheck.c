@@ -28,7 +28,7 @@
 #include <tracer/layout.h>
 #include <tracer/ust.h>
 
-#include "ust/handoff.h"
+#include "layout/handoff.h"
 
 TRACER_CHANNEL(FLOOD, 4096, 4, TRACER_UST_OVERWRITE);
 TRACER_CHANNEL(RARE, 4096, 2, TRACER_UST_OVERWRITE);

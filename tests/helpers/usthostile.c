@@ -2,7 +2,7 @@
 /*
  * A hostile program for a recorder of libtracer-ust's events
  * (tests/run-ust-limits.t): it makes the library's memory itself, sealed
- * as ust/handoff.h says, and hands it to the recorder that started it
+ * as layout/handoff.h says, and hands it to the recorder that started it
  * (TRACER_UST_FD); without one it keeps it open, for a recorder of -p to
  * find through /proc.
  *
@@ -31,7 +31,7 @@
 #include <sys/socket.h>
 #include <tracer/ringbuf.h>
 
-#include "ust/handoff.h"
+#include "layout/handoff.h"
 
 #define FORMAT_COMMON							\
 	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n" \

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "tap.h"
-#include "ubuf.h"
+#include "layout/ubuf.h"
 #include "drain.h"
 
 #define SB		4096u

@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "tap.h"
-#include "ubuf.h"
+#include "layout/ubuf.h"
 #include "drain.h"
 
 #define MAX_WRITERS	4

@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "tap.h"
-#include "ubuf.h"
-#include "trace.h"
+#include "layout/ubuf.h"
+#include "reader/trace.h"
 
 #define NCPU	2
 

@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "tap.h"
-#include "trace.h"
+#include "reader/trace.h"
 #include <tracer/ust.h>
 
 #define WRITERS		3

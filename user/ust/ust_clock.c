@@ -34,7 +34,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "ubuf.h"
+#include "layout/ubuf.h"
 #include "ust_impl.h"
 
 #define ANCHOR_NS		100000ull	/* 100 us */

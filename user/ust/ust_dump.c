@@ -24,8 +24,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ctf.h"
-#include "ubuf.h"
+#include "layout/ctf.h"
+#include "layout/ubuf.h"
 #include "ust_impl.h"
 
 static int dumping;

@@ -10,7 +10,7 @@
  * (its memfd, with SCM_RIGHTS; the kernel adds this process's
  * credentials).  The recorder then holds the memory, so it reads even a
  * program that lived for a millisecond to its last record.  Programs
- * started before it, it finds itself, through /proc (user/record_ust.c).
+ * started before it, it finds itself, through /proc (user/record/ust_buffers.c).
  * A command's writers also wake it through TRACER_UST_WAKE_FD each time a
  * sub-buffer ends; it reads the others at its flush period.
  * Async-signal-safe.
@@ -57,7 +57,7 @@ static int is_eventfd(int fd)
 
 /*
  * Whether the process at the other end of socket fd may have this one's
- * memory: it is root's, or this process's effective user's (handoff.h).
+ * memory: it is root's, or this process's effective user's (layout/handoff.h).
  * A socket with no peer credentials (a datagram socket that connected)
  * is not.
  */

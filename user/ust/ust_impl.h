@@ -18,7 +18,7 @@
 #include <tracer/ringbuf.h>
 #include <tracer/ust.h>
 
-#include "handoff.h"
+#include "layout/handoff.h"
 
 struct ust_buffer {
 	struct trb_buf rb;		/* rb.cpu is its number: stream file CHANNEL_NUMBER */
@@ -85,7 +85,7 @@ void ust_clock_init(void);
 /* Wait until this thread's clock is past ns. */
 void ust_clock_after(__u64 ns);
 
-/* A recorder that started this program (handoff.h, ust_handoff.c). */
+/* A recorder that started this program (layout/handoff.h, ust_handoff.c). */
 void ust_handoff_init(void);
 void ust_handoff(char kind, int fd);
 /* A sub-buffer ended: wake that recorder, if any.  errno is kept. */

@@ -13,9 +13,9 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include <tracer/record.h>
 
-#include "ctf.h"
-#include "events.h"
+#include "layout/ctf.h"
 #include "ust_impl.h"
 
 #define MAX_FIELDS	(4 + 2 * TRACER_UST_MAX_ARGS + TRACER_UST_MAX_ARGS)
@@ -267,7 +267,7 @@ static char *channels_text(void)
 }
 
 /*
- * The events' descriptions for a recorder (user/record_ust.c), which finds
+ * The events' descriptions for a recorder (user/record/ust_buffers.c), which finds
  * them through /proc/PID/fd: a memfd named tracer-ust-meta holding
  * .tracer/events's text, replaced whole at each registration.
  */
