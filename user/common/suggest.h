@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /* Close names, for "did you mean" in messages about events and fields. */
-#ifndef TRACER_NAMES_H
-#define TRACER_NAMES_H
+#ifndef TRACER_SUGGEST_H
+#define TRACER_SUGGEST_H
 
 #include <stddef.h>
 
@@ -28,4 +28,4 @@ void tr_closest_init(struct tr_closest *c, const char *wanted);
  */
 void tr_closest_offer(struct tr_closest *c, const char *name);
 
-#endif /* TRACER_NAMES_H */
+#endif /* TRACER_SUGGEST_H */

@@ -8,8 +8,8 @@
  * prints its fields instead; tests/format/print_test.c compares the two
  * texts over every tracepoint format of the running kernel.
  */
-#ifndef TRACER_PRINT_FORMAT_H
-#define TRACER_PRINT_FORMAT_H
+#ifndef TRACER_PRINT_FMT_H
+#define TRACER_PRINT_FMT_H
 
 #include "print/fields.h"
 
@@ -35,4 +35,4 @@ void tr_print_plan_free(struct tr_print_plan *plan);
 int tr_print_plan_print(struct tr_print_plan *plan, const void *data, unsigned int size,
 			struct tr_line *line);
 
-#endif /* TRACER_PRINT_FORMAT_H */
+#endif /* TRACER_PRINT_FMT_H */

@@ -7,8 +7,8 @@
  * parser gets nothing it could misread: the field lines as they are, and a
  * print format reduced to what printing a field uses (see reader/format_check.c).
  */
-#ifndef TRACER_FORMAT_H
-#define TRACER_FORMAT_H
+#ifndef TRACER_FORMAT_CHECK_H
+#define TRACER_FORMAT_CHECK_H
 
 #include <stddef.h>
 
@@ -30,4 +30,4 @@ char *tr_format_sanitize(const char *text, size_t len, unsigned int id, const ch
  */
 char *tr_format_whole(const char *text, size_t len, unsigned int id, const char **why);
 
-#endif /* TRACER_FORMAT_H */
+#endif /* TRACER_FORMAT_CHECK_H */
