@@ -64,7 +64,9 @@ all: $(LIB) $(BPF_SKELS) $(TRACER) $(UST_LIBS) $(EXAMPLE_BINS)
 # read); generated headers come first, as order-only prerequisites.
 DEPFLAGS := -MMD -MP
 GEN_HEADERS := $(BPF_SKELS) $(BUILD)/gen/syscall_numbers.h
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+# (but build/bench/tracepoint_bench.d, left by the benchmark when it was one
+# file: it names bench/tracepoint_bench.c, which is gone)
+-include $(filter-out $(BUILD)/bench/tracepoint_bench.d,$(shell find $(BUILD) -name '*.d' 2>/dev/null))
 
 # The command: cli/, a file per command, over the library.
 CLI_SRCS := $(wildcard cli/*.c)
@@ -132,6 +134,13 @@ $(BUILD)/tests/helpers/callchain: CFLAGS += -O0 -fno-omit-frame-pointer
 $(BUILD)/bench/%: bench/%.c $(LIB) | $(GEN_HEADERS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(DEPFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+
+# Workloads 1, 2 and 4: bench/tracepoint/, a harness and a file per peer and
+# per workload (its README.md), each compiled by the rule for objects above.
+TRACEPOINT_BENCH_SRCS := $(wildcard bench/tracepoint/*.c)
+TRACEPOINT_BENCH_OBJS := $(TRACEPOINT_BENCH_SRCS:%.c=$(BUILD)/%.o)
+$(BUILD)/bench/tracepoint_bench: $(TRACEPOINT_BENCH_OBJS) $(LIB)
+	$(CC) $(CFLAGS) -o $@ $(TRACEPOINT_BENCH_OBJS) $(LIB) $(LDLIBS)
 
 # Workload 6: the same loop through libtracer-ust (shared, as applications
 # link it) and through lttng-ust (setup installs liblttng-ust-dev).

@@ -730,7 +730,16 @@ static void usage(const char *prog)
 	exit(2);
 }
 
-int main(int argc, char **argv)
+/* What the command line asks for. */
+struct run_options {
+	long events;		/* per thread per run */
+	int reps;
+	bool markdown;
+	const char *csv;	/* NULL: no CSV */
+};
+
+/* Parses the command line into o (usage() on an error), sizes defaulting to --quick's or the full run's. */
+static void parse_args(int argc, char **argv, struct run_options *o)
 {
 	static const struct option options[] = {
 		{ "quick", no_argument, NULL, 'q' },
@@ -740,34 +749,30 @@ int main(int argc, char **argv)
 		{ "csv", required_argument, NULL, 'c' },
 		{ NULL, 0, NULL, 0 },
 	};
-	long events = 0;
-	int reps = 0;
-	bool quick = false, markdown = false;
-	const char *csv = NULL;
-	char payload[MAX_PAYLOAD];
-	int opt, r, i, broken = 0;
-	__u64 t0;
+	bool quick = false;
+	int opt;
 
+	*o = (struct run_options){ 0 };
 	while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
 		switch (opt) {
 		case 'q':
 			quick = true;
 			break;
 		case 'r':
-			reps = atoi(optarg);
-			if (reps < 1)
+			o->reps = atoi(optarg);
+			if (o->reps < 1)
 				usage(argv[0]);
 			break;
 		case 'e':
-			events = atol(optarg);
-			if (events < 1)
+			o->events = atol(optarg);
+			if (o->events < 1)
 				usage(argv[0]);
 			break;
 		case 'm':
-			markdown = true;
+			o->markdown = true;
 			break;
 		case 'c':
-			csv = optarg;
+			o->csv = optarg;
 			break;
 		default:
 			usage(argv[0]);
@@ -775,49 +780,76 @@ int main(int argc, char **argv)
 	}
 	if (optind < argc)
 		usage(argv[0]);
-	if (!events)
-		events = quick ? QUICK_EVENTS : DEFAULT_EVENTS;
-	if (!reps)
-		reps = quick ? QUICK_REPS : DEFAULT_REPS;
+	if (!o->events)
+		o->events = quick ? QUICK_EVENTS : DEFAULT_EVENTS;
+	if (!o->reps)
+		o->reps = quick ? QUICK_REPS : DEFAULT_REPS;
+}
 
+/*
+ * Runs every configuration o->reps times, round-robin, and summarizes
+ * those that are not broken; how many are broken other than by the loss
+ * their variant expects.
+ */
+static int run_all(const struct run_options *o, const char *payload)
+{
+	int r, i, broken = 0;
+
+	for (r = 0; r < o->reps; r++) {
+		fprintf(stderr, "repetition %d/%d\n", r + 1, o->reps);
+		for (i = 0; i < nconfigs; i++)
+			run_config(&configs[i], r, o->events, payload);
+	}
+	for (i = 0; i < nconfigs; i++) {
+		if (!configs[i].broken)
+			summarize(&configs[i], o->reps);
+		else if (!configs[i].v->loss_expected)
+			broken++;
+	}
+	return broken;
+}
+
+/* The table (twice with --markdown) on stdout, and the CSV file if asked for. */
+static void report(const struct run_options *o)
+{
+	printf("\nns per event per thread (median of %d runs, min, max); x = ratio of medians\n"
+	       "to the tracer with the same threads and payload (per-CPU for 2 threads)\n\n",
+	       o->reps);
+	print_table(o->reps, false);
+	if (o->markdown) {
+		printf("\n");
+		print_table(o->reps, true);
+	}
+	if (o->csv) {
+		FILE *f = fopen(o->csv, "w");
+
+		if (!f)
+			die("cannot write the CSV file");
+		write_csv(f, o->reps);
+		fclose(f);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct run_options o;
+	char payload[MAX_PAYLOAD];
+	int i, broken;
+	__u64 t0;
+
+	parse_args(argc, argv, &o);
 	print_machine_state();
 	printf("%ld events per thread, %d repetitions, buffers of %d x %d KiB, overwrite mode\n",
-	       events, reps, NSUBBUF, SUBBUF_SIZE / 1024);
+	       o.events, o.reps, NSUBBUF, SUBBUF_SIZE / 1024);
 	for (i = 0; i < MAX_PAYLOAD; i++)
 		payload[i] = i;
-	make_configs(reps);
+	make_configs(o.reps);
 	/* The progress lines go to stderr: keep the header before them. */
 	fflush(stdout);
 
 	t0 = tr_clock_monotonic_ns();
-	for (r = 0; r < reps; r++) {
-		fprintf(stderr, "repetition %d/%d\n", r + 1, reps);
-		for (i = 0; i < nconfigs; i++)
-			run_config(&configs[i], r, events, payload);
-	}
-	for (i = 0; i < nconfigs; i++) {
-		if (!configs[i].broken)
-			summarize(&configs[i], reps);
-		else if (!configs[i].v->loss_expected)
-			broken++;
-	}
-
-	printf("\nns per event per thread (median of %d runs, min, max); x = ratio of medians\n"
-	       "to the tracer with the same threads and payload (per-CPU for 2 threads)\n\n",
-	       reps);
-	print_table(reps, false);
-	if (markdown) {
-		printf("\n");
-		print_table(reps, true);
-	}
-	if (csv) {
-		FILE *f = fopen(csv, "w");
-
-		if (!f)
-			die("cannot write the CSV file");
-		write_csv(f, reps);
-		fclose(f);
-	}
+	broken = run_all(&o, payload);
+	report(&o);
 	printf("\ntotal time: %.1f s\n", (tr_clock_monotonic_ns() - t0) / 1e9);
 	printf("\n\"tracer shared\": threads sharing one buffer lose records (lost_wrap) when\n"
 	       "a writer is descheduled between reserve and commit while the other fills the\n"
