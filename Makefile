@@ -61,12 +61,11 @@ all: $(LIB) $(BPF_SKELS) $(TRACER) $(UST_LIBS) $(EXAMPLE_BINS)
 .SECONDARY: $(BPF_OBJS)
 
 # Every C compile writes its own dependencies (-MMD -MP: the headers it
-# read); generated headers come first, as order-only prerequisites.
+# read); generated headers come first, as order-only prerequisites.  The
+# dependency files read are those of today's targets (the end of this file),
+# so one left by a source since moved names nothing that is gone.
 DEPFLAGS := -MMD -MP
 GEN_HEADERS := $(BPF_SKELS) $(BUILD)/gen/syscall_numbers.h
-# (but build/bench/tracepoint_bench.d, left by the benchmark when it was one
-# file: it names bench/tracepoint_bench.c, which is gone)
--include $(filter-out $(BUILD)/bench/tracepoint_bench.d,$(shell find $(BUILD) -name '*.d' 2>/dev/null))
 
 # The command: cli/, a file per command, over the library.
 CLI_SRCS := $(wildcard cli/*.c)
@@ -239,3 +238,9 @@ vmlinux:
 
 clean:
 	rm -rf $(BUILD)
+
+# What each compile wrote with -MMD: an object's beside it, a program
+# compiled from one source beside the program.
+-include $(patsubst %.o,%.d,$(LIB_OBJS) $(CLI_OBJS) $(UST_OBJS) $(TRACEPOINT_BENCH_OBJS)) \
+	 $(addsuffix .d,$(TEST_BINS) $(HELPER_BINS) $(EXAMPLE_BINS) \
+	 $(filter-out $(BUILD)/bench/tracepoint_bench,$(BENCH_BINS)))

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * The peers bench/tracepoint_bench.c measures the tracer against: BPF
+ * The peers bench/tracepoint/ measures the tracer against: BPF
  * programs for syscalls:sys_enter_getppid or another argument-less system
  * call (classic tracepoint, like bpf/record.bpf.c; the loader attaches
  * them by name) that do nothing, or write the record the tracer writes
