@@ -21,13 +21,12 @@
 #include <sys/stat.h>
 #include <bpf/libbpf.h>
 
-#include "record/recorder.h"
-#include "sinks/report.h"
-#include "events/events.h"
-#include "common/cpus.h"
-#include "common/context.h"
-#include "events/probes.h"
-#include "top/top.h"
+#include <tracer/context.h>
+#include <tracer/cpus.h>
+#include <tracer/events.h>
+#include <tracer/recording.h>
+#include <tracer/report.h>
+#include <tracer/top.h>
 
 #define TRACER_VERSION		"0.1"
 
