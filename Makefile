@@ -209,6 +209,7 @@ check: asan
 # user/README.md's table: fails on a cycle or an edge it does not allow.
 layers: $(LIB) $(CLI_OBJS)
 	tests/layers.py $(BUILD)
+check: layers
 
 # Installs missing Debian packages (a no-op when all are present).
 deps:
