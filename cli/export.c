@@ -22,6 +22,7 @@ struct export_args {
 	const char *output, *format;
 };
 
+/* --format's name into *format: 0, or -EINVAL said. */
 static int parse_format(const char *text, enum tr_report_format *format)
 {
 	if (!strcmp(text, "text"))
@@ -136,6 +137,7 @@ static int export_into(const struct tr_report_opts *o, const char *path)
 	return status;
 }
 
+/* The setters of export's own options (options.h's set()): state is a struct export_args. */
 static int set_format(void *state, const char *value)
 {
 	struct export_args *e = state;
@@ -199,6 +201,7 @@ static int export_with(struct export_args *e, int argc, char **argv)
 	return export_into(&e->s.o, e->output);
 }
 
+/* export's slots, the export and its exit status. */
 static int cmd_export(int argc, char **argv)
 {
 	struct export_args e = { 0 };

@@ -12,6 +12,7 @@ struct list_args {
 	int functions;
 };
 
+/* The setters of list's options (options.h's set()): state is a struct list_args. */
 static int set_functions(void *state, const char *value)
 {
 	(void)value;
@@ -92,6 +93,7 @@ const struct cli_command list_command = {
 	"tracer list --usdt /usr/lib/x86_64-linux-gnu/libc.so.6\tthe C library's USDT probes\n",
 };
 
+/* list's options, and what they list: the exit status. */
 static int cmd_list(int argc, char **argv)
 {
 	struct list_args l = { 0 };

@@ -229,6 +229,17 @@ int parse_uint(const char *option, const char *text, unsigned long long min,
 	return 0;
 }
 
+int parse_uint_into(const char *option, const char *text, unsigned int min, unsigned int max,
+		    unsigned int *value)
+{
+	unsigned long long n;
+
+	if (parse_uint(option, text, min, max, &n))
+		return -EINVAL;
+	*value = n;
+	return 0;
+}
+
 int parse_size(const char *option, const char *text, __u64 *size)
 {
 	static const char units[] = "kmg";

@@ -109,6 +109,9 @@ int decimal(const char *text, size_t len, unsigned long long *value);
 /* A whole number in [min, max]. */
 int parse_uint(const char *option, const char *text, unsigned long long min,
 	       unsigned long long max, unsigned long long *value);
+/* parse_uint() into an unsigned int, max at most UINT_MAX. */
+int parse_uint_into(const char *option, const char *text, unsigned int min, unsigned int max,
+		    unsigned int *value);
 /* Bytes with an optional K, M or G: a power of two, as buffers are. */
 int parse_size(const char *option, const char *text, __u64 *size);
 /* Seconds, plain decimal digits with an optional point: "5", "0.5". */

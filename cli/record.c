@@ -15,6 +15,10 @@
 #include "options.h"
 #include "recording.h"
 
+/*
+ * The setters of record's own options (options.h's set()): each takes
+ * its value into the struct recording its state is; 0, or -errno said.
+ */
 static int set_function(void *state, const char *value)
 {
 	struct recording *r = state;
@@ -41,6 +45,7 @@ static int set_output(void *state, const char *value)
 	return parse_nonempty("--output", value);
 }
 
+/* discard or overwrite into *mode: 0, or -EINVAL said naming option. */
 static int parse_mode(const char *option, const char *text, enum tr_buf_mode *mode)
 {
 	if (strcmp(text, "discard") && strcmp(text, "overwrite"))
@@ -301,6 +306,7 @@ static int options_agree(const struct recording *r)
 	return 0;
 }
 
+/* nftw()'s step: removes path (a directory once emptied). */
 static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
 	(void)st, (void)flag, (void)ftw;
@@ -361,6 +367,7 @@ static int record_with(struct recording *r, int argc, char **argv)
 	return record_relayed(r);
 }
 
+/* record's slots and defaults, then the recording: the exit status. */
 static int cmd_record(int argc, char **argv)
 {
 	struct tr_record_opts o;

@@ -94,6 +94,7 @@ int add_event(struct recording *r, const char *spec)
 	return err;
 }
 
+/* The shared setters (recording.h, options.h's set()): state is a struct recording. */
 int set_event(void *state, const char *value)
 {
 	return add_event(state, value);
@@ -159,12 +160,7 @@ int set_subbuf_size(void *state, const char *value)
 
 int set_flush_ms(void *state, const char *value)
 {
-	unsigned long long n;
-
-	if (parse_uint("--flush-ms", value, 1, MAX_FLUSH_MS, &n))
-		return -EINVAL;
-	((struct recording *)state)->o->flush_ms = n;
-	return 0;
+	return parse_uint_into("--flush-ms", value, 1, MAX_FLUSH_MS, &((struct recording *)state)->o->flush_ms);
 }
 
 int set_backend(void *state, const char *value)

@@ -6,6 +6,7 @@
 #include "options.h"
 #include "select.h"
 
+/* The setters of report's own options (options.h's set()): state is a struct selection. */
 static int set_folded(void *state, const char *value)
 {
 	(void)value;
@@ -45,6 +46,7 @@ const struct cli_command report_command = {
 	.files = "tracer.data\tthe trace directory read when DIR is not given\n",
 };
 
+/* report's options, and the report: the exit status. */
 static int cmd_report(int argc, char **argv)
 {
 	struct selection s;

@@ -33,6 +33,7 @@ struct selection {
 	{ "raw", 0, NULL, "text: each event's fields as name=value, not its tracepoint's print format", \
 	  set_select_raw, 0 }
 
+/* The setters of the rows above (options.h's set()): state is a struct selection. */
 int set_select_cpu(void *state, const char *value);
 int set_select_pid(void *state, const char *value);
 int set_select_tid(void *state, const char *value);

@@ -6,6 +6,7 @@
 
 #include "options.h"
 
+/* -o DIR (options.h's set()): state is the directory's name. */
 static int set_output(void *state, const char *value)
 {
 	*(const char **)state = value;
@@ -31,6 +32,7 @@ const struct cli_command snapshot_command = {
 	.files = "DIR/snapshot-N\tthe snapshots\n",
 };
 
+/* The snapshot asked for, its answer printed: the exit status. */
 static int cmd_snapshot(int argc, char **argv)
 {
 	const char *dir = "tracer.data";

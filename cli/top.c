@@ -21,6 +21,7 @@ struct top_args {
 	int batch;
 };
 
+/* The setters of top's own options (options.h's set()): state is a struct top_args. */
 static int set_interval(void *state, const char *value)
 {
 	struct tr_top_opts *o = &((struct top_args *)state)->top;
@@ -58,32 +59,17 @@ static int set_output(void *state, const char *value)
 
 static int set_iterations(void *state, const char *value)
 {
-	unsigned long long n;
-
-	if (parse_uint("--iterations", value, 1, UINT_MAX, &n))
-		return -EINVAL;
-	((struct top_args *)state)->top.iterations = n;
-	return 0;
+	return parse_uint_into("--iterations", value, 1, UINT_MAX, &((struct top_args *)state)->top.iterations);
 }
 
 static int set_rows(void *state, const char *value)
 {
-	unsigned long long n;
-
-	if (parse_uint("--rows", value, 0, UINT_MAX, &n))
-		return -EINVAL;
-	((struct top_args *)state)->top.rows = n;
-	return 0;
+	return parse_uint_into("--rows", value, 0, UINT_MAX, &((struct top_args *)state)->top.rows);
 }
 
 static int set_sample(void *state, const char *value)
 {
-	unsigned long long n;
-
-	if (parse_uint("--sample", value, 1, 100, &n))
-		return -EINVAL;
-	((struct top_args *)state)->top.sample_percent = n;
-	return 0;
+	return parse_uint_into("--sample", value, 1, 100, &((struct top_args *)state)->top.sample_percent);
 }
 
 static int set_record(void *state, const char *value)
@@ -172,6 +158,7 @@ static int top_with(struct top_args *t, int argc, char **argv)
 	return tr_top(&t->top);
 }
 
+/* top's slots and defaults, then top: the exit status. */
 static int cmd_top(int argc, char **argv)
 {
 	struct top_args t = { .rec.o = &t.top.record };

@@ -15,6 +15,7 @@ struct ust_args {
 	int force;
 };
 
+/* The setters of ust's options (options.h's set()): state is a struct ust_args. */
 static int set_output(void *state, const char *value)
 {
 	((struct ust_args *)state)->dir = value;
@@ -50,6 +51,7 @@ const struct cli_command ust_command = {
 	.files = "tracer-ust-PID\tthe trace directory, when -o does not name another\n",
 };
 
+/* tracer ust dump PID: the exit status. */
 static int cmd_ust(int argc, char **argv)
 {
 	struct ust_args u = { 0 };
