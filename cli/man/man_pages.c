@@ -36,7 +36,12 @@ static int roff_len(char c)
  */
 static void roff_text(FILE *out, const char *text, int at_start, int fill, int column)
 {
+	const char *start = text;
+
 	for (; *text; text++) {
+		/* roff takes a '.' ending a line for a sentence's: not e.g.'s */
+		if ((*text == '\n' || *text == ' ') && text - start >= 4 && !strncmp(text - 4, "e.g.", 4))
+			fputs("\\&", out);
 		if (fill && *text == ' ') {
 			int word = 1;
 			const char *p;
