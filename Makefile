@@ -54,8 +54,8 @@ BENCH_ARGS ?=
 
 TRACER := $(BUILD)/tracer
 
-.PHONY: all check vm-check bench fuzz deps vmlinux clean layers
-all: $(LIB) $(BPF_SKELS) $(TRACER) $(UST_LIBS) $(EXAMPLE_BINS)
+.PHONY: all check vm-check bench fuzz deps vmlinux clean layers man
+all: $(LIB) $(BPF_SKELS) $(TRACER) $(UST_LIBS) $(EXAMPLE_BINS) $(BUILD)/man/tracer.1
 
 # Skeletons are what the C side includes; the objects need not be rebuilt.
 .SECONDARY: $(BPF_OBJS)
@@ -72,6 +72,20 @@ CLI_SRCS := $(wildcard cli/*.c)
 CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/%.o)
 $(TRACER): $(CLI_OBJS) $(LIB)
 	$(CC) $(CFLAGS) -o $@ $(CLI_OBJS) $(LIB) $(LDLIBS)
+
+# The man pages, tracer.1 and tracer-COMMAND.1, made from the commands'
+# option tables (cli/man/man_pages.c, over cli/ but for main), dated by
+# the last commit.
+MAN_GEN   := $(BUILD)/cli/man/man_pages
+MAN_OBJS  := $(filter-out $(BUILD)/cli/tracer.o,$(CLI_OBJS))
+MAN_DATE  := $(shell git log -1 --format=%cs 2>/dev/null || date +%F)
+man: $(BUILD)/man/tracer.1
+$(BUILD)/man/tracer.1: $(MAN_GEN)
+	@mkdir -p $(@D)
+	$(MAN_GEN) $(@D) $(MAN_DATE)
+$(MAN_GEN): cli/man/man_pages.c $(MAN_OBJS) $(LIB) | $(GEN_HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(DEPFLAGS) -o $@ $< $(MAN_OBJS) $(LIB) $(LDLIBS)
 
 $(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h include/tracer/*.h) vmlinux/x86/vmlinux.h
 	@mkdir -p $(@D)
@@ -209,6 +223,7 @@ check: asan
 # user/README.md's table: fails on a cycle or an edge it does not allow.
 layers: $(LIB) $(CLI_OBJS)
 	tests/layers.py $(BUILD)
+check: layers
 
 # Installs missing Debian packages (a no-op when all are present).
 deps:

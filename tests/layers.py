@@ -9,7 +9,7 @@ its count and an example, then fails (exit 1) on:
   - a cycle between folders (inside a folder files may call each other);
   - an edge user/README.md's table does not allow;
   - two sources with the same file name (the archive keeps one of them);
-  - cli/ including a header other than include/tracer/'s public ones.
+  - cli/ including a header other than include/tracer/'s public ones and its own.
 usage: tests/layers.py BUILD_DIR
 """
 import os, re, subprocess, sys
@@ -68,7 +68,9 @@ def include_edges(edges):
                 continue
             inc = m.group(1)
             if folder_of(src) == 'cli':
-                bad.append(f'{src}:{n}: cli/ includes "{inc}", not a public header (<tracer/...>)')
+                own = os.path.normpath(os.path.join(os.path.dirname(src), inc))
+                if not (own.startswith('cli/') and os.path.exists(own)):
+                    bad.append(f'{src}:{n}: cli/ includes "{inc}", not a public header (<tracer/...>) nor its own')
                 continue
             target = os.path.normpath(os.path.join('user', inc))
             if os.path.exists(target) and folder_of(target) != folder_of(src):

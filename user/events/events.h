@@ -4,13 +4,14 @@
  * "syscalls:sys_enter_openat" resolved against tracefs, with each event's
  * format (libtraceevent) and the shape the BPF program needs to copy it.
  */
-#ifndef TRACER_EVENTS_H
-#define TRACER_EVENTS_H
+#ifndef TRACER_EVENTS_EVENTS_H
+#define TRACER_EVENTS_EVENTS_H
 
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <linux/types.h>
+#include <tracer/events.h>
 #include <tracer/record.h>
 
 struct tr_filter;
@@ -84,17 +85,4 @@ struct tr_event *tr_events_find(struct tr_event_set *set, const char *full);
 int tr_events_add_format(struct tr_event_set *set, const char *system,
 			 const char *name, const char *format);
 
-/*
- * Print "system:event" for every tracepoint matching glob (all if NULL).
- * The count, or -errno with one line in why when tracefs cannot be read.
- */
-int tr_events_list(const char *glob, FILE *out, char *why, size_t whylen);
-
-/*
- * Make sure tracefs is mounted, mounting it if not.  It stays mounted, as
- * perf and trace-cmd leave it: unmounting could pull it from under another
- * recorder.  0 or -errno.
- */
-int tr_tracefs_mount(void);
-
-#endif /* TRACER_EVENTS_H */
+#endif /* TRACER_EVENTS_EVENTS_H */

@@ -24,6 +24,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include <tracer/events.h>
 #include <tracer/record.h>
 
 struct btf;
@@ -116,11 +117,6 @@ int tr_kallsyms_function(const char *function, char *module, size_t modlen, char
 			 size_t closelen);
 /* How many kernel functions glob matches, or -errno. */
 int tr_kernel_functions_match(const char *glob);
-/*
- * tracer list --functions: the kernel functions matching glob (NULL: all)
- * and how this kernel can probe them, into out: how many, or -errno and why.
- */
-int tr_kernel_functions_list(const char *glob, FILE *out, char *why, size_t whylen);
 
 /* --- Between events/probes.c and events/probe_kernel.c -------------------------------------- */
 
@@ -201,12 +197,6 @@ void tr_probe_elf_why(const char *path, int err, char *why, size_t whylen);
  * what fn last returned, or tr_probe_elf_begin()'s -ENOEXEC or -EBADMSG.
  */
 int tr_usdt_notes(int fd, int (*fn)(const struct tr_usdt_note *, void *), void *arg);
-
-/*
- * tracer list --usdt: the USDT probes of the ELF file at path into out:
- * how many, or -errno and why.
- */
-int tr_usdt_list(const char *path, FILE *out, char *why, size_t whylen);
 
 /* The values a note's argument specs describe, into args: 0, or -EINVAL. */
 int tr_usdt_args(const char *specs, struct tr_probe_args *args);

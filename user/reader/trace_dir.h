@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/types.h>
+#include <tracer/channels.h>
 
 struct tr_event_set;
 
@@ -57,19 +58,6 @@ int tr_trace_dir_stream_file(const struct tr_trace_dir *d, const char *channel, 
  */
 int tr_trace_dir_open_streams(const struct tr_trace_dir *d, const char *const *channels,
 			      unsigned int nchannels, unsigned int ncpu, int *fd);
-
-/* Channel names: 1 to TR_CHANNEL_NAME_MAX - 1 letters, digits, '-' or '_'. */
-#define TR_CHANNEL_NAME_MAX	32
-/* The channel of every event no -e EVENT@NAME sends elsewhere, and of older traces. */
-#define TR_DEFAULT_CHANNEL	"channel0"
-/* The channel of user-space events (record/ust_buffers.c): never a kernel event's. */
-#define TR_UST_CHANNEL		"ust"
-
-static inline int tr_trace_dir_channel_name_ok(const char *name, size_t len)
-{
-	return len && len < TR_CHANNEL_NAME_MAX &&
-	       strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") >= len;
-}
 
 /* .tracer/channels: "channel ID NAME" for each channel, by stream class id. */
 int tr_trace_dir_write_channels(const struct tr_trace_dir *d, const char *const *channels,

@@ -5,33 +5,17 @@
  * recording whose consumer also feeds its packets to a live trace reader;
  * its items are counted (top/model.h) into a snapshot per interval, which
  * the display (a screen, or batch text or JSON) reads without ever holding
- * the consumer up.
+ * the consumer up.  The options and tr_top() are public (tracer/top.h).
  */
-#ifndef TRACER_TOP_H
-#define TRACER_TOP_H
+#ifndef TRACER_TOP_TOP_H
+#define TRACER_TOP_TOP_H
+
+#include <tracer/top.h>
 
 #include "record/recorder.h"
-
-enum tr_top_output { TR_TOP_SCREEN, TR_TOP_TEXT, TR_TOP_JSON };
-
-struct tr_top_opts {
-	/*
-	 * What to record, as record's options say it (no events: top's
-	 * default ones); output is --record's directory, or NULL.
-	 */
-	struct tr_record_opts record;
-	double interval;		/* seconds between snapshots */
-	enum tr_top_output output;	/* the screen, or --batch's text or JSON */
-	unsigned int iterations;	/* --batch: stop after this many snapshots, 0: never */
-	unsigned int rows;		/* --batch: rows per table, 0: all */
-	unsigned int sample_percent;	/* --sample: the share of packets read (100: all) */
-};
-
-/* Runs top; returns the exit status for the command line. */
-int tr_top(const struct tr_top_opts *opts);
 
 /* The events top records when none are given. */
 extern const char *const tr_top_default_events[];
 extern const unsigned int tr_top_ndefault_events;
 
-#endif /* TRACER_TOP_H */
+#endif /* TRACER_TOP_TOP_H */

@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* tracer export: a trace's events into a file, in one of --format's formats. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <tracer/report.h>
+
+#include "options.h"
+#include "select.h"
+
+/* export's state: the selection first (select.h), then what only export takes. */
+struct export_args {
+	struct selection s;
+	const char *output, *format;
+};
+
+/* --format's name into *format: 0, or -EINVAL said. */
+static int parse_format(const char *text, enum tr_report_format *format)
+{
+	if (!strcmp(text, "text"))
+		*format = TR_REPORT_TEXT;
+	else if (!strcmp(text, "jsonl"))
+		*format = TR_REPORT_JSONL;
+	else if (!strcmp(text, "chrome-json"))
+		*format = TR_REPORT_CHROME;
+	else if (!strcmp(text, "perfetto"))
+		*format = TR_REPORT_PERFETTO;
+	else if (!strcmp(text, "ctf"))
+		*format = TR_REPORT_CTF;
+	else
+		return refuse("--format", text, "must be text, jsonl, chrome-json, perfetto or ctf");
+	return 0;
+}
+
+/* FILE for writing, private as the trace is; never through a symbolic link. */
+static FILE *open_output(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	FILE *out = fd < 0 ? NULL : fdopen(fd, "w");
+
+	if (fd >= 0 && !out)
+		close(fd);
+	return out;
+}
+
+/*
+ * A new private file (0600, as record writes) beside path, to take its
+ * place once written: its stream, its name in tmp (len bytes); or NULL
+ * with errno set.
+ */
+static FILE *open_beside(const char *path, char *tmp, size_t len)
+{
+	const char *name = strrchr(path, '/');
+	int dir_len = name ? name - path + 1 : 0, fd;
+	FILE *out;
+
+	if (snprintf(tmp, len, "%.*s.%s.XXXXXX", dir_len, path, path + dir_len) >= (int)len) {
+		errno = ENAMETOOLONG;
+		return NULL;
+	}
+	fd = mkostemp(tmp, O_CLOEXEC);
+	out = fd < 0 ? NULL : fdopen(fd, "w");
+	if (fd >= 0 && !out) {
+		unlink(tmp);
+		close(fd);
+	}
+	return out;
+}
+
+/* The new file export is writing (export_into()), or "": a signal that ends export removes it. */
+static char export_tmp[PATH_MAX];
+
+/* Ends export at signal sig as its default action would, removing its new file first. */
+static void remove_new_file(int sig)
+{
+	if (export_tmp[0])
+		unlink(export_tmp);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* The signals that end a process by default and are not ignored now remove export's new file. */
+static void remove_new_file_on_signals(void)
+{
+	static const int ending[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGXFSZ };
+	struct sigaction now;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(ending) / sizeof(ending[0]); i++)
+		if (!sigaction(ending[i], NULL, &now) && now.sa_handler == SIG_DFL)
+			signal(ending[i], remove_new_file);
+}
+
+/*
+ * Writes FILE anew: a new file renamed over an old one, never the old one
+ * truncated (its owner and mode would stay); what export could not write
+ * is said, and the new file removed, also when a signal ends export.
+ * Standard output, a device or a FIFO is written as it is; a symbolic
+ * link is not followed.
+ */
+static int export_into(const struct tr_report_opts *o, const char *path)
+{
+	int to_stdout = !strcmp(path, "-"), in_place, status;
+	char *tmp = export_tmp;
+	struct stat st;
+	FILE *out;
+
+	in_place = to_stdout || (!lstat(path, &st) && !S_ISREG(st.st_mode));
+	if (!in_place)
+		remove_new_file_on_signals();
+	out = to_stdout ? stdout : in_place ? open_output(path) : open_beside(path, tmp, sizeof(export_tmp));
+	if (!out) {
+		tmp[0] = '\0';
+		fprintf(stderr, "%s: cannot write %s: %s\n", me, path, strerror(errno));
+		return 1;
+	}
+	status = tr_report(o, out);
+	if ((fflush(out) || ferror(out) || (!to_stdout && fclose(out))) && !status) {
+		fprintf(stderr, "%s: writing %s failed: %s\n", me, path, strerror(errno));
+		status = 1;
+	}
+	if (!in_place && !status && rename(tmp, path)) {
+		fprintf(stderr, "%s: cannot write %s: %s\n", me, path, strerror(errno));
+		status = 1;
+	}
+	if (!in_place && status)
+		unlink(tmp);
+	tmp[0] = '\0';
+	return status;
+}
+
+/* The setters of export's own options (options.h's set()): state is a struct export_args. */
+static int set_format(void *state, const char *value)
+{
+	struct export_args *e = state;
+
+	e->format = value;
+	return parse_format(value, &e->s.o.format);
+}
+
+static int set_output(void *state, const char *value)
+{
+	((struct export_args *)state)->output = value;
+	return parse_nonempty("--output", value);
+}
+
+static const struct cli_option export_options[] = {
+	{ "output", 'o', "FILE", "where to write, replaced if it exists; - for standard output", set_output, 0 },
+	{ "format", 0, "FORMAT",
+	  "text: report's lines; jsonl: a JSON object per event and per loss;\n"
+	  "chrome-json: the Trace Event Format (chrome://tracing, ui.perfetto.dev),\n"
+	  "with what ran on each CPU from sched:sched_switch; perfetto: Perfetto's\n"
+	  "protobuf trace (ui.perfetto.dev, trace_processor): CPU lanes, thread states;\n"
+	  "ctf: a trace directory FILE of the selected events (report, babeltrace2)", set_format, 0 },
+	SELECT_OPTIONS,
+	{ 0 }
+};
+
+static int cmd_export(int argc, char **argv);
+
+const struct cli_command export_command = {
+	.name = "export",
+	.summary = "write a trace's events into a file: text, JSON lines, a Chrome or Perfetto trace, or CTF",
+	.synopsis = "tracer export [options] --format FORMAT -o FILE [DIR]",
+	.options = export_options,
+	.run = cmd_export,
+	.examples =
+	"tracer export --format jsonl -o - | jq .name\tthe events' names, through jq\n"
+	"tracer export --format perfetto -o trace.pftrace\ttracer.data for ui.perfetto.dev\n"
+	"tracer export --format ctf --event 'sched:*' -o sched.data\ta trace directory of the scheduler events only\n",
+	.files = "tracer.data\tthe trace directory read when DIR is not given\n",
+};
+
+/* export's options into e, and the export. */
+static int export_with(struct export_args *e, int argc, char **argv)
+{
+	int status = cli_parse(&export_command, argc, argv, e);
+
+	if (status != CLI_GO_ON)
+		return status;
+	if (trace_dir_argument(&e->s, argc, argv))
+		return 2;
+	if (!e->format || !e->output) {
+		fprintf(stderr, "%s: export needs --format (text, jsonl, chrome-json, perfetto or ctf) and -o FILE (- for standard output)\n",
+			me);
+		return 2;
+	}
+	e->s.o.progress = isatty(STDERR_FILENO);
+	if (e->s.o.format == TR_REPORT_CTF) {
+		e->s.o.output_dir = e->output;
+		return tr_report(&e->s.o, stdout);
+	}
+	return export_into(&e->s.o, e->output);
+}
+
+/* export's slots, the export and its exit status. */
+static int cmd_export(int argc, char **argv)
+{
+	struct export_args e = { 0 };
+	int status = selection_new(&e.s, "export", argc) ? 1 : export_with(&e, argc, argv);
+
+	selection_free(&e.s);
+	return status;
+}

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * tracer report and tracer export: a trace's events from all CPUs in time
+ * order, filtered, into one sink.  report's text has a line per event, as
+ * perf script prints them, and losses where they happened; a record names
+ * its task by command name, process id and, where it differs (a thread
+ * other than the process's first), thread id: "comm pid/tid".  export
+ * writes the same events in one of the formats below (user/sinks/).
+ */
+#ifndef TRACER_REPORT_H
+#define TRACER_REPORT_H
+
+#include <stdio.h>
+#include <sys/types.h>
+#include <linux/types.h>
+
+enum tr_report_format {
+	TR_REPORT_TEXT,			/* report's lines, and each record's stacks */
+	TR_REPORT_FOLDED,		/* --folded: the stacks folded, not the events */
+	TR_REPORT_JSONL,		/* a JSON object per event and per loss */
+	TR_REPORT_STATS,		/* --stats: counts (sinks/stats.h) */
+	TR_REPORT_CHROME,		/* the Trace Event Format (sinks/chrome.h) */
+	TR_REPORT_PERFETTO,		/* Perfetto's protobuf trace (sinks/perfetto.h) */
+	TR_REPORT_CTF,			/* a trace directory of the selected records (sinks/ctf_copy.h) */
+};
+
+/* --start, --end: a time in the trace's clock, or after its first record. */
+struct tr_report_time {
+	__u64 ns;
+	int relative;			/* "+SECONDS": ns after the first record */
+	int given;
+};
+
+struct tr_report_opts {
+	const char *command;		/* "report" or "export", for messages */
+	const char *dir;
+	const char *cpus;		/* --cpu LIST, or NULL */
+	pid_t pid;			/* --pid: a process, or 0 */
+	pid_t tid;			/* --tid: a thread, or 0 */
+	const char *const *events;	/* --event GLOBs on system:name: any matches */
+	unsigned int nevents;		/* 0: every event */
+	enum tr_report_format format;
+	const char *output_dir;		/* TR_REPORT_CTF: the directory to create */
+	int progress;			/* how far it is, on stderr (a terminal) */
+	struct tr_report_time start, end;	/* only events in [start, end] */
+	int raw;			/* text: fields as tep_print_fields() prints them, never the print fmt */
+};
+
+/* Prints the report to out; returns the exit status for the command line. */
+int tr_report(const struct tr_report_opts *opts, FILE *out);
+
+#endif /* TRACER_REPORT_H */
