@@ -46,7 +46,6 @@
 
 static volatile sig_atomic_t stop_requested, snapshot_requested;
 static volatile sig_atomic_t in_run, give_up_relay;	/* run() runs; waits on the relay end */
-static const char *command_name = "record";	/* for messages */
 
 /*
  * SIGINT, SIGTERM: stop.  The stop that ends run() lets what was recorded
@@ -67,23 +66,6 @@ static void on_snapshot_signal(int sig)
 {
 	(void)sig;
 	snapshot_requested = 1;
-}
-
-void rec_say_as(const char *name)
-{
-	if (name)
-		command_name = name;
-}
-
-void rec_say(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "tracer %s: ", command_name);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
 }
 
 static __u64 now_ns(void)
@@ -972,10 +954,10 @@ static void summary(struct session *s)
 	unsigned int i;
 
 	if (s->o->flight_recorder)
-		fprintf(stderr, "tracer %s: %u snapshot%s, ", command_name, s->snapshots,
+		fprintf(stderr, "tracer %s: %u snapshot%s, ", rec_said_as(), s->snapshots,
 			s->snapshots == 1 ? "" : "s");
 	else
-		fprintf(stderr, "tracer %s: ", command_name);
+		fprintf(stderr, "tracer %s: ", rec_said_as());
 	fprintf(stderr, "%lu events, %.1f MiB in %s (backend %s, clock %s)\n",
 		s->records, s->bytes / 1048576.0, s->o->relay_only ? "the relay" : s->o->output,
 		rec_backend_name(s), rec_clock_name(s));

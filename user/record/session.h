@@ -22,6 +22,7 @@
 #include "buffers/kmodbuf.h"
 #include "reader/trace_dir.h"
 #include "record/waiter.h"
+#include "record/say.h"
 
 /* An fentry's or fexit's skeleton instance (or NULL: the session's) and link. */
 struct rec_trampoline {
@@ -89,10 +90,6 @@ struct session {
 	int relay_failed;		/* -errno that ended the streaming, or 0 */
 	const volatile sig_atomic_t *give_up_relay;	/* set: waits on the relay end */
 };
-
-/* "tracer record: " (or the command rec_say_as() names) and the message, on a line of stderr. */
-void rec_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void rec_say_as(const char *name);
 
 /* --- record/output.c: the trace directory ---------------------------------- */
 
