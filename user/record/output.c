@@ -85,7 +85,8 @@ static int write_context_names(struct session *s)
 	return err;
 }
 
-int rec_write_meta(struct session *s, const char *name, const char *text, int (*copy)(FILE *))
+/* .tracer/name, with text or what copy writes into it.  0 or -errno. */
+static int write_meta(struct session *s, const char *name, const char *text, int (*copy)(FILE *))
 {
 	FILE *f = tr_trace_dir_meta_file(&s->dir, name);
 	int err;
@@ -150,12 +151,29 @@ static int prints_functions(const struct session *s)
  */
 static int write_kernel_names(struct session *s)
 {
-	int err = rec_write_meta(s, TR_TRACE_PRINTK, NULL, copy_printk_formats);
+	int err = write_meta(s, TR_TRACE_PRINTK, NULL, copy_printk_formats);
 
 	if (err == -ENOENT)
 		err = 0;
 	if (!err && ((s->o->stacks & TR_STACK_KERNEL) || prints_functions(s)))
-		err = rec_write_meta(s, TR_TRACE_KALLSYMS, NULL, copy_kallsyms);
+		err = write_meta(s, TR_TRACE_KALLSYMS, NULL, copy_kallsyms);
+	return err;
+}
+
+/* .tracer/stacks: which stacks the records carry (-g); says why not.  0 or -errno. */
+static int write_stacks_info(struct session *s)
+{
+	unsigned int which = s->o->stacks;
+	int err;
+
+	if (!which)
+		return 0;
+	err = write_meta(s, TR_TRACE_STACKS,
+			     which == TR_STACK_KERNEL ? "kernel\n" :
+			     which == TR_STACK_USER ? "user\n" : "kernel user\n", NULL);
+	if (err)
+		rec_say("cannot write which stacks the records carry into %s: %s",
+			s->o->output, strerror(-err));
 	return err;
 }
 
@@ -224,7 +242,7 @@ int rec_write_metadata(struct session *s)
 	free(names);
 	free(classes);
 	free(fields);
-	return err ? err : rec_write_stacks_info(s);
+	return err ? err : write_stacks_info(s);
 }
 
 int rec_open_streams(struct session *s)

@@ -97,8 +97,6 @@ const char *rec_backend_name(const struct session *s);
 const char *rec_clock_name(struct session *s);
 /* The CTF metadata and tracer's formats into s->dir; says why not. 0 or -errno. */
 int rec_write_metadata(struct session *s);
-/* .tracer/name, with text or what copy writes into it.  0 or -errno. */
-int rec_write_meta(struct session *s, const char *name, const char *text, int (*copy)(FILE *));
 /* A stream file per channel and CPU in s->dir; says why not.  0 or -errno. */
 /*
  * The set's formats as .tracer/events holds them, into out (tracer top's
@@ -230,8 +228,6 @@ void rec_ust_close(struct session *s);
 
 /* With user stacks, tracer:vm_map into s->events; why not into why.  0 or -errno. */
 int rec_declare_vm_map(struct session *s, char *why, size_t len);
-/* .tracer/stacks, into s->dir; says why not.  0 or -errno. */
-int rec_write_stacks_info(struct session *s);
 /* The summary's lines on the mapping records. */
 void rec_vm_map_summary(const struct session *s);
 
