@@ -73,7 +73,15 @@ static __u64 now_ns(void)
 	return tr_clock_monotonic_ns();
 }
 
-/* --- BPF ------------------------------------------------------------------- */
+/*
+ * --- BPF, and the backend ---------------------------------------------------
+ *
+ * The backend is chosen here, once: choose_backend(), then
+ * load_for_backend()'s fallbacks as the kernel refuses programs; the
+ * programs are configured for it, and open_buffers() opens its buffers,
+ * whose ops table (buffers/buffers.h) everything after goes through.
+ * s->use_kmod is read nowhere else.
+ */
 
 /* With the module, the BPF map regions are never written: keep them small. */
 static const struct trb_config unused_regions = {
@@ -432,9 +440,10 @@ static void declare_misses_event(struct session *s)
 
 static int open_bpf_buffers(struct session *s)
 {
-	int err = tr_bpfbuf_open(&s->bufs, s->skel->maps.trb_regions, s->cfg, s->nchannels,
-				 s->ncpu, tr_clock_monotonic_ns);
-	int fd = err ? err : tr_bpfbuf_watch_deliveries(&s->bufs, s->skel->maps.trb_delivered);
+	int err = tr_buffers_open_bpf(&s->buffers, s->skel->maps.trb_regions, s->cfg,
+				      s->nchannels, s->ncpu, tr_clock_monotonic_ns);
+	int fd = err ? err : tr_bpfbuf_watch_deliveries(&s->buffers.bpf,
+							 s->skel->maps.trb_delivered);
 
 	return fd < 0 ? fd : tr_waiter_watch(&s->waiter, fd, EPOLLIN);
 }
@@ -450,10 +459,10 @@ static int watch_kmod_buffers(struct session *s)
 	int fd;
 
 	if (!s->o->flight_recorder)
-		return tr_waiter_watch(&s->waiter, s->kbufs.fd, EPOLLIN | EPOLLPRI);
+		return tr_waiter_watch(&s->waiter, s->buffers.kmod.fd, EPOLLIN | EPOLLPRI);
 	if (s->trigger_id == TR_NO_TRIGGER)
 		return 0;
-	fd = tr_bpfbuf_watch_deliveries(&s->bufs, s->skel->maps.trb_delivered);
+	fd = tr_bpfbuf_watch_deliveries(&s->buffers.bpf, s->skel->maps.trb_delivered);
 	return fd < 0 ? fd : tr_waiter_watch(&s->waiter, fd, EPOLLIN);
 }
 
@@ -465,13 +474,13 @@ static int open_buffers(struct session *s)
 	declare_misses_event(s);
 	if (!s->use_kmod)
 		return open_bpf_buffers(s);
-	err = tr_kmodbuf_open(&s->kbufs, &s->cfg[0], o->flight_recorder ? 0 : o->flush_ms,
-			      selftest_event(s));
+	err = tr_buffers_open_kmod(&s->buffers, &s->cfg[0], o->flight_recorder ? 0 : o->flush_ms,
+				   selftest_event(s));
 	if (!err)
 		err = watch_kmod_buffers(s);
 	if (err == -EBUSY)
 		rec_say("another recording is using the tracer module (" TR_KMOD_DEVICE " is busy)");
-	if (!err && s->kbufs.ncpu != s->ncpu)
+	if (!err && s->buffers.kmod.ncpu != s->ncpu)
 		err = -EPROTO;
 	return err;
 }
@@ -599,7 +608,7 @@ static int attach(struct session *s)
 			return -errno;
 		}
 		s->nattached++;
-		err = s->kmod_via_perf ? tr_kmodbuf_add_tracepoint(&s->kbufs, ev->id, &ev->shape) : 0;
+		err = s->kmod_via_perf ? tr_kmodbuf_add_tracepoint(&s->buffers.kmod, ev->id, &ev->shape) : 0;
 		if (err) {
 			rec_say("the module cannot open perf events on %s:%s: %s", ev->system, ev->name,
 			    strerror(-err));
@@ -801,7 +810,7 @@ static void record_misses(struct session *s, __u64 now)
 	if (cpu < 0 || (unsigned int)cpu >= s->ncpu)
 		cpu = 0;
 	/* A record lost to a full buffer is counted there; its count is retried. */
-	if (!tr_misses_write(&s->bufs.buf[cpu], s->misses_event,
+	if (!tr_misses_write(&s->buffers.bpf.buf[cpu], s->misses_event,
 			     s->misses - s->misses_recorded, s->last_misses_read)) {
 		s->misses_recorded = s->misses;
 		s->last_misses_read = now;
@@ -897,7 +906,7 @@ static void run(struct session *s)
 			break;
 		if (now >= next_flush) {
 			if (!o->flight_recorder)
-				rec_flush_all(s);
+				s->buffers.ops->flush_due(&s->buffers);
 			record_misses(s, now);
 			next_flush = now + flush_ns;
 			flushed = 1;
@@ -905,10 +914,9 @@ static void run(struct session *s)
 		if (!o->flight_recorder)
 			rec_consume(s);
 		if (flushed)
-			rec_relay_round(s, now);
+			rec_outputs_flush(s, now);
 		rec_ust_consume(s);
-		if (s->live)
-			rec_live_round(s, now, 0);
+		rec_outputs_round(s, now, 0);
 		if (snapshot_requested) {
 			snapshot_requested = 0;
 			snapshot(s, 0);
@@ -922,8 +930,7 @@ static void run(struct session *s)
 		}
 		wake = earliest(earliest(next_flush, next_status), end);
 		tr_waiter_wait(&s->waiter, (wake - now + 999999) / 1000000);
-		if (s->bufs.notices)
-			tr_bpfbuf_drain_notices(&s->bufs);
+		tr_buffers_drain_notices(&s->buffers);
 	}
 	/* A trigger that fired before the end has its snapshot, not the last one's. */
 	if (s->recording && s->skel->bss->tr_frozen)
@@ -960,7 +967,7 @@ static void summary(struct session *s)
 		fprintf(stderr, "tracer %s: ", rec_said_as());
 	fprintf(stderr, "%lu events, %.1f MiB in %s (backend %s, clock %s)\n",
 		s->records, s->bytes / 1048576.0, s->o->relay_only ? "the relay" : s->o->output,
-		rec_backend_name(s), rec_clock_name(s));
+		s->buffers.ops->name, rec_clock_name(s));
 	for (i = 0; i < s->events.count; i++)
 		if (s->per_event[i])
 			fprintf(stderr, "  %10lu  %s:%s\n", s->per_event[i],
@@ -971,7 +978,7 @@ static void summary(struct session *s)
 	rec_vm_map_summary(s);
 	rec_channels_summary(s);
 	rec_ust_summary(s);
-	rec_relay_summary(s);
+	rec_outputs_summary(s);
 	if (s->misses)
 		fprintf(stderr, "  all cpus lost: %llu skipped by the kernel (a BPF program was already running on their CPU: recursion misses)\n",
 			(unsigned long long)s->misses);
@@ -1083,16 +1090,11 @@ static void teardown(struct session *s)
 	detach(s);
 	if (s->skel)
 		record__destroy(s->skel);
-	if (s->bufs.buf || s->bufs.notices)
-		tr_bpfbuf_close(&s->bufs);
-	if (s->use_kmod)
-		tr_kmodbuf_close(&s->kbufs);
+	tr_buffers_close(&s->buffers);
 	rec_control_close(s);
-	rec_live_close(s);
 	rec_ust_close(s);
-	rec_relay_close(s);
+	rec_outputs_close(s);
 	tr_trace_dir_close(&s->dir);
-	rec_close_streams(s);
 	close(s->release_fd);
 	close(s->attached_fd);
 	close(s->child_fd);
@@ -1116,7 +1118,7 @@ int tr_record(const struct tr_record_opts *o)
 	struct sigaction ask_snapshot = { .sa_handler = on_snapshot_signal, .sa_flags = SA_RESTART };
 	struct session s = {
 		.dir = TR_TRACE_DIR_CLOSED,
-		.o = o, .ncpu = libbpf_num_possible_cpus(), .kbufs = { .fd = -1 },
+		.o = o, .ncpu = libbpf_num_possible_cpus(), .buffers = TR_BUFFERS_CLOSED,
 		.attached_fd = -1, .child_fd = -1, .release_fd = -1, .waiter = { .epoll_fd = -1 }, .misses_event = TR_KMOD_NO_EVENT,
 		.control_fd = -1, .trigger_id = TR_NO_TRIGGER, .give_up_relay = &give_up_relay,
 	};
@@ -1148,12 +1150,11 @@ int tr_record(const struct tr_record_opts *o)
 		if (o->flight_recorder) {
 			snapshot(&s, 1);
 		} else {
-			rec_finish_writing(&s);
+			s.buffers.ops->finish(&s.buffers);
 			rec_consume(&s);
 			rec_ust_finish(&s);
 		}
-		if (s.live)
-			rec_live_round(&s, now_ns(), 1);
+		rec_outputs_round(&s, now_ns(), 1);
 		if (s.write_error)
 			rec_say("writing the trace failed (%s): recording stopped; what was written stays readable",
 			    strerror(-s.write_error));
