@@ -169,6 +169,18 @@ void rec_snapshot_dump(struct session *s);
 int rec_state_dump(struct session *s);
 int rec_snapshot(struct session *s, int last, char *said, size_t len);
 
+/* --- record/programs.c: the BPF programs, the backend chosen, its buffers ------ */
+
+/* libbpf's messages to stderr (verbose: all; else none), its refusals noted. */
+void rec_libbpf_messages(int verbose);
+/*
+ * Choose the backend, load the programs for it, fill their maps and open
+ * the buffers (s->buffers); says why not.  0 or -errno.
+ */
+int rec_load_bpf(struct session *s);
+/* Whether event ev comes from the raw sys_enter/sys_exit tracepoints, by number. */
+int rec_by_syscall(const struct session *s, const struct tr_event *ev);
+
 /* --- record/attach.c: the probes' programs and links ---------------------------- */
 
 /* How many events are probes. */
