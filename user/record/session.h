@@ -1,9 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * tracer record's session, shared by its parts: set-up, BPF and the
- * command (record/recorder.c), consuming the buffers (record/consume.c), the
- * trace directories it writes (record/output.c), the control socket
- * (record/control.c) and what names -g's frames (record/stack_tables.c).
+ * tracer record's session, shared by its parts (record/README.md names
+ * them and which may call which), with each part's functions below.
  * Private to them.
  */
 #ifndef TRACER_SESSION_H
