@@ -78,7 +78,7 @@ void rec_channels_summary(const struct session *s)
 	unsigned int stream;
 
 	for (stream = 0; stream < s->nstreams; stream++) {
-		const struct trb_buf *b = rec_buf(s, stream);
+		const struct trb_buf *b = &s->buffers.buf[stream];
 		const struct tr_buf_ctl *c = b->ctl;
 
 		if (!trb_lost(b) && !c->records_overrun)

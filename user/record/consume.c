@@ -1,17 +1,15 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * tracer record's consumer: the reader's side of the buffer protocol
- * (ringbuf.h), sub-buffer by sub-buffer, either backend, each packet
- * checked, then appended to its CPU's stream file and (tracer top) fed to
- * the live reader.
+ * (ringbuf.h), sub-buffer by sub-buffer, through the buffers' ops table
+ * (buffers/buffers.h), each packet checked, then handed to the session's
+ * outputs (struct rec_output) in rank order: the stream files, tracer
+ * top's live reader, the relay.
  */
-#include <errno.h>
-#include <unistd.h>
-
 #include "record/session.h"
-#include "layout/ctf.h"
 #include "layout/packet.h"
 
+/* For the summary: packet's records, by event but for the misses' own. */
 static void count_records(struct session *s, const void *packet)
 {
 	const struct tr_event_header *e;
@@ -28,97 +26,101 @@ static void count_records(struct session *s, const void *packet)
 	}
 }
 
-/* Write a packet; on failure cut the file back so it ends on a whole packet. */
-static int store_packet(struct session *s, unsigned int stream, const void *packet)
+/*
+ * The outputs in rank order (enum rec_output_rank), each at most once:
+ * the order every packet goes to them.
+ */
+void rec_output_add(struct session *s, const struct rec_output *out)
 {
-	off_t before = lseek(s->stream_fd[stream], 0, SEEK_CUR);
-	int err = tr_ctf_write_packet(s->stream_fd[stream], packet);
+	unsigned int i;
 
-	if (err) {
-		if (ftruncate(s->stream_fd[stream], before))
-			err = -errno;
-		return err;
-	}
-	s->bytes += ((const struct tr_packet_header *)packet)->packet_size / 8;
-	return 0;
+	for (i = 0; i < s->noutputs; i++)
+		if (s->outputs[i] == out)
+			return;
+	for (i = s->noutputs++; i > 0 && s->outputs[i - 1]->rank > out->rank; i--)
+		s->outputs[i] = s->outputs[i - 1];
+	s->outputs[i] = out;
 }
 
-/* The module has one channel: its buffers are the streams of channel 0. */
-const struct trb_buf *rec_buf(const struct session *s, unsigned int stream)
+void rec_output_remove(struct session *s, const struct rec_output *out)
 {
-	return s->use_kmod ? &s->kbufs.cpu[stream] : &s->bufs.buf[stream];
+	unsigned int i, kept = 0;
+
+	for (i = 0; i < s->noutputs; i++)
+		if (s->outputs[i] != out)
+			s->outputs[kept++] = s->outputs[i];
+	s->noutputs = kept;
 }
 
-static int get_subbuf(struct session *s, unsigned int stream, __u64 *pos,
-		      const char **packet)
+/* Packet, checked, to each output while none failed to write it. */
+static void dispatch(struct session *s, unsigned int stream, const void *packet)
 {
-	if (s->use_kmod)
-		return tr_kmodbuf_get_subbuf(&s->kbufs, stream, pos, packet);
-	return trb_get_subbuf(&s->bufs.buf[stream], pos, packet);
-}
+	unsigned int i;
 
-static void put_subbuf(struct session *s, unsigned int stream, __u64 pos)
-{
-	if (s->use_kmod)
-		tr_kmodbuf_put_subbuf(&s->kbufs, stream, pos);
-	else
-		trb_put_subbuf(&s->bufs.buf[stream], pos);
+	for (i = 0; i < s->noutputs && !s->write_error; i++)
+		s->outputs[i]->packet(s, stream, packet);
 }
 
 void rec_consume(struct session *s)
 {
+	const struct tr_buffers_ops *ops = s->buffers.ops;
 	unsigned int stream;
 
 	for (stream = 0; stream < s->nstreams && !s->write_error; stream++) {
-		__u64 subbuf_size = rec_buf(s, stream)->subbuf_size;
+		__u64 subbuf_size = s->buffers.buf[stream].subbuf_size;
 		const char *packet;
 		__u64 pos;
 
-		while (!s->write_error && get_subbuf(s, stream, &pos, &packet) == 0) {
+		while (!s->write_error && ops->get_subbuf(&s->buffers, stream, &pos, &packet) == 0) {
 			if (tr_packet_header_problem((const void *)packet, subbuf_size)) {
-				put_subbuf(s, stream, pos);
+				ops->put_subbuf(&s->buffers, stream, pos);
 				continue;
 			}
-			if (s->stream_fd)
-				s->write_error = store_packet(s, stream, packet);
-			if (s->live && !s->write_error)
-				rec_live_feed(s, stream, packet);
-			if (s->relay && !s->write_error)
-				rec_relay_packet(s, stream, packet);
+			dispatch(s, stream, packet);
 			/* For the summary, which only a recording with an output has. */
 			if (!s->write_error && s->o->output)
 				count_records(s, packet);
-			put_subbuf(s, stream, pos);
+			ops->put_subbuf(&s->buffers, stream, pos);
 		}
 	}
 }
 
-/* The module flushes its buffers on per-CPU timers; BPF regions need us. */
-void rec_flush_all(struct session *s)
+void rec_outputs_flush(struct session *s, __u64 now)
 {
-	unsigned int stream;
+	unsigned int i;
 
-	for (stream = 0; !s->use_kmod && stream < s->nstreams; stream++)
-		if (s->live)
-			rec_live_flush(s, stream);
-		else
-			trb_flush(&s->bufs.buf[stream]);
+	for (i = 0; i < s->noutputs; i++)
+		if (s->outputs[i]->flush)
+			s->outputs[i]->flush(s, now);
 }
 
-void rec_flush_now(struct session *s)
+void rec_outputs_round(struct session *s, __u64 now, int last)
 {
-	if (s->use_kmod)
-		tr_kmodbuf_flush(&s->kbufs);
-	else
-		rec_flush_all(s);
+	unsigned int i;
+
+	for (i = 0; i < s->noutputs; i++)
+		if (s->outputs[i]->round)
+			s->outputs[i]->round(s, now, last);
 }
 
-void rec_finish_writing(struct session *s)
+void rec_outputs_summary(const struct session *s)
 {
-	if (s->use_kmod)
-		tr_kmodbuf_finish(&s->kbufs);
-	else
-		rec_flush_all(s);
+	unsigned int i;
+
+	for (i = 0; i < s->noutputs; i++)
+		if (s->outputs[i]->summary)
+			s->outputs[i]->summary(s);
+}
+
+void rec_outputs_close(struct session *s)
+{
+	while (s->noutputs) {
+		const struct rec_output *out = s->outputs[0];
+
+		rec_output_remove(s, out);
+		if (out->close)
+			out->close(s);
+	}
 }
 
 __u64 rec_lost_total(const struct session *s)
@@ -127,6 +129,6 @@ __u64 rec_lost_total(const struct session *s)
 	unsigned int stream;
 
 	for (stream = 0; stream < s->nstreams; stream++)
-		lost += trb_lost(rec_buf(s, stream)) + rec_buf(s, stream)->ctl->records_overrun;
+		lost += trb_lost(&s->buffers.buf[stream]) + s->buffers.buf[stream].ctl->records_overrun;
 	return lost + s->misses;
 }

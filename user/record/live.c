@@ -13,10 +13,11 @@
  * then and had not committed yet: WRITER_SLACK covers those; one stalled
  * longer still comes out, counted late.
  *
- * The BPF regions are flushed by the consumer, and tell more, buffer by
- * buffer.  Their writers read the clock as they reserve (ringbuf.h): once
- * a packet is fed, every record of its buffer before the packet's end has
- * been; once the buffer is flushed at t, every one before t; and a buffer
+ * The BPF regions are flushed by the consumer (the buffers' flush_one(),
+ * which notes when), and tell more, buffer by buffer.  Their writers read
+ * the clock as they reserve (ringbuf.h): once a packet is fed, every
+ * record of its buffer before the packet's end has been; once the buffer
+ * is flushed at t, every one before t; and a buffer
  * whose write count is still where its flush left it, at the start of a
  * sub-buffer, holds none after.  So the horizon is the earliest, over the
  * buffers, of how far each is fed (now for one written nothing since its
@@ -35,15 +36,21 @@
 #include "record/session.h"
 #include "reader/trace.h"
 
-/* How far a BPF region's records have been fed. */
+/* How far a buffer's records have been fed. */
 struct rec_live_stream {
 	__u64 fed_end;			/* where its last packet fed ends */
-	__u64 flushed;			/* when it was last flushed */
-	__u64 flushed_at;		/* its write count after that flush */
 };
 
 /* A buffer fed less far than the others by this much is flushed (ns). */
 #define CATCH_UP	10000000ull
+
+static void live_feed(struct session *s, unsigned int stream, const void *packet);
+static void live_round(struct session *s, __u64 now, int last);
+static void live_close(struct session *s);
+
+static const struct rec_output live_output = {
+	.rank = REC_OUTPUT_LIVE, .packet = live_feed, .round = live_round, .close = live_close,
+};
 
 int rec_live_open(struct session *s)
 {
@@ -54,6 +61,7 @@ int rec_live_open(struct session *s)
 	unsigned int c;
 	int err;
 
+	rec_output_add(s, &live_output);
 	if (!out) {
 		rec_say("no memory for the live reader");
 		return -ENOMEM;
@@ -89,7 +97,8 @@ static int sampled(unsigned int percent, unsigned int stream, __u64 seq)
 	return percent >= 100 || h % 100 < percent;
 }
 
-void rec_live_feed(struct session *s, unsigned int stream, const void *packet)
+/* The output's packet(): to the reader, or under --sample maybe its header only. */
+static void live_feed(struct session *s, unsigned int stream, const void *packet)
 {
 	const struct tr_packet_header *h = packet;
 	int err;
@@ -100,37 +109,28 @@ void rec_live_feed(struct session *s, unsigned int stream, const void *packet)
 		err = tr_trace_feed_header(s->live, stream, packet);
 	if (err)
 		s->live_unfed++;
-	else if (!s->use_kmod && h->timestamp_end > s->live_streams[stream].fed_end)
+	else if (h->timestamp_end > s->live_streams[stream].fed_end)
 		s->live_streams[stream].fed_end = h->timestamp_end;
 }
 
-void rec_live_flush(struct session *s, unsigned int stream)
-{
-	const struct trb_buf *b = &s->bufs.buf[stream];
-	struct rec_live_stream *l = &s->live_streams[stream];
-
-	l->flushed = b->clock();
-	trb_flush(b);
-	l->flushed_at = trb_read(&b->ctl->write_count);
-}
-
-/* How far a BPF region has been fed, but for WRITER_SLACK (above). */
+/* How far a buffer the reader flushes has been fed, but for WRITER_SLACK (above). */
 static __u64 fed_until(const struct session *s, unsigned int stream, __u64 now)
 {
-	const struct trb_buf *b = &s->bufs.buf[stream];
+	const struct trb_buf *b = &s->buffers.buf[stream];
+	const struct tr_buffer_flush *f = &s->buffers.flushed[stream];
 	const struct rec_live_stream *l = &s->live_streams[stream];
 	__u64 written = trb_read(&b->ctl->write_count);
 
-	if (l->flushed && written == l->flushed_at && trb_sb_offset(b, written) == 0)
+	if (f->at && written == f->write_count && trb_sb_offset(b, written) == 0)
 		return now;	/* nothing written since its flush */
-	return l->fed_end > l->flushed ? l->fed_end : l->flushed;
+	return l->fed_end > f->at ? l->fed_end : f->at;
 }
 
 /*
- * How far all BPF regions have been fed, once those that lag the most fed
- * by CATCH_UP are flushed and consumed.
+ * How far all buffers the reader flushes have been fed, once those that
+ * lag the most fed by CATCH_UP are flushed and consumed.
  */
-static __u64 bpf_fed_until(struct session *s, __u64 now)
+static __u64 flushed_fed_until(struct session *s, __u64 now)
 {
 	__u64 until = now, most = 0;
 	unsigned int stream;
@@ -141,7 +141,7 @@ static __u64 bpf_fed_until(struct session *s, __u64 now)
 			most = s->live_streams[stream].fed_end;
 	for (stream = 0; stream < s->nstreams; stream++)
 		if (fed_until(s, stream, now) + CATCH_UP < most) {
-			rec_live_flush(s, stream);
+			s->buffers.ops->flush_one(&s->buffers, stream);
 			flushed = 1;
 		}
 	if (flushed)
@@ -160,9 +160,9 @@ static void live_counts(const struct session *s, struct tr_live_status *counts)
 	unsigned int stream;
 
 	memset(counts, 0, sizeof(*counts));
-	counts->backend = rec_backend_name(s);
+	counts->backend = s->buffers.ops->name;
 	for (stream = 0; stream < s->nstreams; stream++) {
-		const struct tr_buf_ctl *ctl = rec_buf(s, stream)->ctl;
+		const struct tr_buf_ctl *ctl = s->buffers.buf[stream].ctl;
 
 		counts->lost_full += trb_read(&ctl->lost_full);
 		counts->lost_wrap += trb_read(&ctl->lost_wrap);
@@ -176,14 +176,20 @@ static void live_counts(const struct session *s, struct tr_live_status *counts)
 
 #define WRITER_SLACK	10000000ull	/* ns */
 
-void rec_live_round(struct session *s, __u64 now, int last)
+/*
+ * The output's round(): what may come out, to the sink (last: everything).
+ * The horizon is the module's timers' (where the buffers flush themselves)
+ * or the reader's flushes' (above).
+ */
+static void live_round(struct session *s, __u64 now, int last)
 {
 	const struct tr_live_sink *sink = s->o->live;
 	struct tr_live_status counts;
 	__u64 closed, reached = ~0ull;
 
 	if (!last) {
-		closed = s->use_kmod ? now - 2 * s->o->flush_ms * 1000000ull : bpf_fed_until(s, now);
+		closed = s->buffers.ops->flush_one ? flushed_fed_until(s, now) :
+						     now - 2 * s->o->flush_ms * 1000000ull;
 		reached = closed > WRITER_SLACK ? closed - WRITER_SLACK : 0;
 	}
 	tr_trace_set_horizon(s->live, reached);
@@ -192,7 +198,6 @@ void rec_live_round(struct session *s, __u64 now, int last)
 	sink->round(sink->data, reached, &counts);
 }
 
-/* Whether the sink asked to stop (its eventfd was written). */
 int rec_live_stop_asked(const struct session *s)
 {
 	__u64 n;
@@ -200,7 +205,7 @@ int rec_live_stop_asked(const struct session *s)
 	return s->o->live->stop_fd >= 0 && read(s->o->live->stop_fd, &n, sizeof(n)) == sizeof(n);
 }
 
-void rec_live_close(struct session *s)
+static void live_close(struct session *s)
 {
 	if (s->live)
 		tr_trace_close(s->live);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * tracer record's output: the trace directory's CTF metadata, tracer's
- * formats beside it, and the stream files the consumer appends packets to.
+ * formats beside it, and the stream files, the output (struct rec_output)
+ * the consumer appends packets to; --flight-recorder's snapshots.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -19,22 +20,10 @@
 
 #define MAX_FIELDS	128
 
-const char *rec_backend_name(const struct session *s)
-{
-	return s->use_kmod ? "kmod" : "bpf";
-}
-
-/* What the timestamps are, and for the module's clock its mapping. */
+/* For the module's clock, its mapping too (composed in s->clock_desc). */
 const char *rec_clock_name(struct session *s)
 {
-	const struct tr_kmod_clock_info *c = &s->kbufs.clock;
-
-	if (!s->use_kmod)
-		return "CLOCK_MONOTONIC (bpf_ktime_get_ns)";
-	snprintf(s->clock_desc, sizeof(s->clock_desc),
-		 "tracer.ko clock: %u-bit TSC at %llu Hz extended to 64 bits, plus each CPU's offset (one: %lld ns) = CLOCK_MONOTONIC",
-		 c->hw_bits, (unsigned long long)c->hw_hz, (long long)c->mono_offset_ns);
-	return s->clock_desc;
+	return s->buffers.ops->clock(&s->buffers, s->clock_desc, sizeof(s->clock_desc));
 }
 
 /* What common_flags and common_preempt_count hold, for the metadata. */
@@ -85,7 +74,8 @@ static int write_context_names(struct session *s)
 	return err;
 }
 
-int rec_write_meta(struct session *s, const char *name, const char *text, int (*copy)(FILE *))
+/* .tracer/name, with text or what copy writes into it.  0 or -errno. */
+static int write_meta(struct session *s, const char *name, const char *text, int (*copy)(FILE *))
 {
 	FILE *f = tr_trace_dir_meta_file(&s->dir, name);
 	int err;
@@ -150,12 +140,29 @@ static int prints_functions(const struct session *s)
  */
 static int write_kernel_names(struct session *s)
 {
-	int err = rec_write_meta(s, TR_TRACE_PRINTK, NULL, copy_printk_formats);
+	int err = write_meta(s, TR_TRACE_PRINTK, NULL, copy_printk_formats);
 
 	if (err == -ENOENT)
 		err = 0;
 	if (!err && ((s->o->stacks & TR_STACK_KERNEL) || prints_functions(s)))
-		err = rec_write_meta(s, TR_TRACE_KALLSYMS, NULL, copy_kallsyms);
+		err = write_meta(s, TR_TRACE_KALLSYMS, NULL, copy_kallsyms);
+	return err;
+}
+
+/* .tracer/stacks: which stacks the records carry (-g); says why not.  0 or -errno. */
+static int write_stacks_info(struct session *s)
+{
+	unsigned int which = s->o->stacks;
+	int err;
+
+	if (!which)
+		return 0;
+	err = write_meta(s, TR_TRACE_STACKS,
+			     which == TR_STACK_KERNEL ? "kernel\n" :
+			     which == TR_STACK_USER ? "user\n" : "kernel user\n", NULL);
+	if (err)
+		rec_say("cannot write which stacks the records carry into %s: %s",
+			s->o->output, strerror(-err));
 	return err;
 }
 
@@ -167,7 +174,7 @@ int rec_write_metadata(struct session *s)
 	char **names = calloc(n, sizeof(*names));	/* "system:name", as perf's CTF has them */
 	struct tr_ctf_channel channels[TR_MAX_CHANNELS];
 	struct tr_ctf_trace trace = {
-		.backend = rec_backend_name(s), .clock = rec_clock_name(s), .context = context_desc(s),
+		.backend = s->buffers.ops->name, .clock = rec_clock_name(s), .context = context_desc(s),
 		.clock_offset_ns = tr_ctf_clock_offset_ns(),
 		.classes = classes, .nclasses = n, .channels = channels, .nchannels = s->nchannels,
 	};
@@ -224,14 +231,40 @@ int rec_write_metadata(struct session *s)
 	free(names);
 	free(classes);
 	free(fields);
-	return err ? err : rec_write_stacks_info(s);
+	return err ? err : write_stacks_info(s);
 }
+
+/* Write a packet; on failure cut the file back so it ends on a whole packet. */
+static int store_packet(struct session *s, unsigned int stream, const void *packet)
+{
+	off_t before = lseek(s->stream_fd[stream], 0, SEEK_CUR);
+	int err = tr_ctf_write_packet(s->stream_fd[stream], packet);
+
+	if (err) {
+		if (ftruncate(s->stream_fd[stream], before))
+			err = -errno;
+		return err;
+	}
+	s->bytes += ((const struct tr_packet_header *)packet)->packet_size / 8;
+	return 0;
+}
+
+/* The stream files' output: a packet appended to its buffer's file. */
+static void stream_packet(struct session *s, unsigned int stream, const void *packet)
+{
+	s->write_error = store_packet(s, stream, packet);
+}
+
+static const struct rec_output stream_files = {
+	.rank = REC_OUTPUT_FILES, .packet = stream_packet, .close = rec_close_streams,
+};
 
 int rec_open_streams(struct session *s)
 {
 	const char *names[TR_MAX_CHANNELS];
 	int err;
 
+	rec_output_add(s, &stream_files);
 	channel_names(s, names);
 	s->stream_fd = calloc(s->nstreams, sizeof(int));
 	err = s->stream_fd ? tr_trace_dir_open_streams(&s->dir, names, s->nchannels,
@@ -245,6 +278,7 @@ void rec_close_streams(struct session *s)
 {
 	unsigned int stream;
 
+	rec_output_remove(s, &stream_files);
 	for (stream = 0; s->stream_fd && stream < s->nstreams; stream++)
 		if (s->stream_fd[stream] > 0)
 			close(s->stream_fd[stream]);
@@ -290,10 +324,10 @@ int rec_snapshot(struct session *s, int last, char *said, size_t len)
 	int err;
 
 	if (last) {
-		rec_finish_writing(s);
+		s->buffers.ops->finish(&s->buffers);
 	} else {
 		rec_snapshot_dump(s);
-		rec_flush_now(s);
+		s->buffers.ops->flush(&s->buffers);
 	}
 	snprintf(path, sizeof(path), "%s/snapshot-%u", s->o->output, s->snapshots + 1);
 	err = tr_trace_dir_create(&s->dir, path, 0, why, sizeof(why));

@@ -158,6 +158,16 @@ static int add_streams(struct session *s)
 	return n < 0 ? n : tr_relay_streams_sent(rr->relay);
 }
 
+static void relay_packet(struct session *s, unsigned int stream, const void *packet);
+static void relay_round(struct session *s, __u64 now);
+static void relay_summary(const struct session *s);
+static void relay_close(struct session *s);
+
+static const struct rec_output relay_output = {
+	.rank = REC_OUTPUT_RELAY, .packet = relay_packet, .flush = relay_round,
+	.summary = relay_summary, .close = relay_close,
+};
+
 int rec_relay_connect(struct session *s)
 {
 	const struct tr_record_opts *o = s->o;
@@ -174,6 +184,8 @@ int rec_relay_connect(struct session *s)
 		return -EINVAL;
 	}
 	rr = s->relay = calloc(1, sizeof(*rr));
+	if (rr)
+		rec_output_add(s, &relay_output);
 	if (!rr || !(rr->stream = calloc(s->nstreams, sizeof(*rr->stream))))
 		return -ENOMEM;
 	err = tr_relay_open(&rr->relay, &url, o->relay_session,
@@ -253,13 +265,14 @@ void rec_relay_send(struct session *s, int stream, const void *packet)
 		s->bytes += ((const struct tr_packet_header *)packet)->packet_size / 8;
 }
 
-void rec_relay_packet(struct session *s, unsigned int stream, const void *packet)
+/* The output's packet(): a packet of buffer stream, to its stream at the relay. */
+static void relay_packet(struct session *s, unsigned int stream, const void *packet)
 {
-	if (s->relay)
-		rec_relay_send(s, s->relay->stream[stream], packet);
+	rec_relay_send(s, s->relay->stream[stream], packet);
 }
 
-void rec_relay_round(struct session *s, __u64 now)
+/* The output's flush(): live beacons for the streams that sent nothing this period. */
+static void relay_round(struct session *s, __u64 now)
 {
 	struct rec_relay *rr = s->relay;
 	unsigned int i;
@@ -277,7 +290,7 @@ void rec_relay_round(struct session *s, __u64 now)
 		relay_failed(s, "went away", err);
 }
 
-void rec_relay_summary(const struct session *s)
+static void relay_summary(const struct session *s)
 {
 	const struct rec_relay *rr = s->relay;
 
@@ -286,7 +299,8 @@ void rec_relay_summary(const struct session *s)
 			rr->packets, s->o->relay, tr_relay_path(rr->relay));
 }
 
-void rec_relay_close(struct session *s)
+/* Wait for the relay to confirm and close; says what it did not. */
+static void relay_close(struct session *s)
 {
 	struct rec_relay *rr = s->relay;
 	int unconfirmed, unclosed;

@@ -1,9 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * tracer record's session, shared by its parts: set-up, BPF and the
- * command (record/recorder.c), consuming the buffers (record/consume.c), the
- * trace directories it writes (record/output.c), the control socket
- * (record/control.c) and what names -g's frames (record/stack_tables.c).
+ * tracer record's session, shared by its parts (record/README.md names
+ * them and which may call which), with each part's functions below.
  * Private to them.
  */
 #ifndef TRACER_SESSION_H
@@ -18,10 +16,10 @@
 #include "record/recorder.h"
 #include "reader/trace.h"
 #include "events/events.h"
-#include "buffers/bpfbuf.h"
-#include "buffers/kmodbuf.h"
+#include "buffers/buffers.h"
 #include "reader/trace_dir.h"
 #include "record/waiter.h"
+#include "record/say.h"
 
 /* An fentry's or fexit's skeleton instance (or NULL: the session's) and link. */
 struct rec_trampoline {
@@ -29,80 +27,121 @@ struct rec_trampoline {
 	int link_fd;
 };
 
+struct session;
+
+/*
+ * A packet output: where the consumer (record/consume.c) hands each
+ * packet it takes, registered while it is open (rec_output_add()).  The
+ * stream files (record/output.c), tracer top's live reader (record/live.c)
+ * and the relay (record/relay_output.c) are; a new one is a file and a
+ * row of enum rec_output_rank.  All but packet() may be NULL.
+ */
+struct rec_output {
+	unsigned int rank;		/* where it comes in a packet's way (below) */
+	/* A checked packet from buffer stream; a failed write sets s->write_error. */
+	void (*packet)(struct session *s, unsigned int stream, const void *packet);
+	/* A flush period ended at now, what it delivered taken. */
+	void (*flush)(struct session *s, __u64 now);
+	/* A consumer round ended at now (last: the recording's, everything taken). */
+	void (*round)(struct session *s, __u64 now, int last);
+	/* Its lines of the summary. */
+	void (*summary)(const struct session *s);
+	/* What it holds, closed or freed. */
+	void (*close)(struct session *s);
+};
+
+/*
+ * The order a packet goes to the outputs, each while s->write_error is 0:
+ * the stream files first, so that a packet whose write failed goes
+ * nowhere else.
+ */
+enum rec_output_rank {
+	REC_OUTPUT_FILES,
+	REC_OUTPUT_LIVE,
+	REC_OUTPUT_RELAY,
+	REC_OUTPUTS
+};
+
 struct session {
+	/* What was asked, and the events (record/recorder.c, record/ust_buffers.c) */
 	const struct tr_record_opts *o;
 	struct tr_event_set events;
+	__u32 self;			/* the recorder's pid: its records have none */
+	__u32 task_state_id;		/* tracer:task_state's event id (record/statedump.h) */
+	__u32 vm_map_id;		/* tracer:vm_map's (-g user), else 0 */
+	__u32 trigger_id;		/* --snapshot-on's event, or TR_NO_TRIGGER */
+	int trigger_recorded;		/* ... which an -e records too */
+	struct tr_filter trigger;	/* ... and its filter */
+
+	/* The BPF programs (record/recorder.c, record/attach.c) */
 	struct record *skel;
-	int use_kmod;			/* backend: the module, else BPF regions */
+	int use_kmod;			/* the backend being chosen: the module, else BPF
+					 * regions (recorder.c's load_bpf(); then buffers.ops) */
 	int kmod_via_perf;		/* the module writes from its perf events (6.1) */
 	int derive_context;		/* the program fills common_flags, preempt count */
 	int syscall_progs;		/* system call events from sys_enter/sys_exit */
-	char clock_desc[160];
-	struct trb_config cfg[TR_MAX_CHANNELS];	/* each channel's buffers */
-	unsigned int nchannels;
-	unsigned int nstreams;		/* a buffer and a stream file per channel and CPU */
-	struct tr_bpfbuf bufs;
-	struct tr_kmodbuf kbufs;
+	struct bpf_program *task_dump;	/* the state dump's task iterator */
+	struct bpf_program *vm_dump;	/* ... and mapping iterator (-g user), or NULL */
 	struct bpf_link **links;	/* one per event, then sys_enter's and sys_exit's */
+	unsigned int nlinks;
 	struct rec_trampoline *trampolines;	/* one per event declared by -e */
 	unsigned int ntrampolines;
-	unsigned int nlinks;
-	unsigned int ncpu;
-	struct tr_trace_dir dir;
-	int status_drawn;		/* a status line is on the terminal */
-	int *stream_fd;			/* [channel * ncpu + cpu], as the buffers */
-	struct tr_waiter waiter;
+	unsigned int nattached;		/* tracepoints */
 	pthread_t attacher;		/* attaches while the consumer runs */
 	int attaching;			/* the attacher has not been joined */
 	int attached_fd;		/* eventfd: the attacher is done */
 	int attach_err;			/* its result, once done */
-	int recording;			/* everything attached, the command released */
+
+	/* The buffers (record/channels.c, buffers/buffers.h) */
+	struct trb_config cfg[TR_MAX_CHANNELS];	/* each channel's buffers */
+	unsigned int nchannels;
+	unsigned int ncpu;
+	unsigned int nstreams;		/* a buffer and a stream file per channel and CPU */
+	struct tr_buffers buffers;	/* [channel * ncpu + cpu], either backend */
+	char clock_desc[160];		/* the module's clock, said (rec_clock_name()) */
+
+	/* The command and the loop (record/recorder.c) */
 	pid_t child;
 	pid_t command;			/* the command's pid, kept after it ends */
 	int child_fd;			/* pidfd: readable when the command exits */
 	int child_status;
 	int release_fd;			/* write end: the held command starts */
-	unsigned int nattached;		/* tracepoints */
-	__u64 misses;			/* programs' recursion misses, as last read */
-	__u64 misses_recorded;		/* ... of which written into the trace */
-	__u64 last_misses_read;		/* ns */
-	__u32 misses_event;		/* its event id, or TR_NO_MISSES_EVENT */
+	struct tr_waiter waiter;
+	int recording;			/* everything attached, the command released */
+	int status_drawn;		/* a status line is on the terminal */
+	int control_fd;			/* its control socket, or -1 (record/control.c) */
+	unsigned int snapshots;		/* taken so far (--flight-recorder) */
+	const volatile sig_atomic_t *give_up_relay;	/* set: waits on the relay end */
+
+	/* What was recorded and lost, for the summary (record/consume.c, recorder.c) */
 	unsigned long *per_event;
 	unsigned long records;
 	__u64 bytes;
 	int write_error;		/* -errno of a failed stream write */
-	unsigned int snapshots;		/* taken so far (--flight-recorder) */
-	int control_fd;			/* its control socket, or -1 */
-	__u32 task_state_id;		/* tracer:task_state's event id (record/statedump.h) */
-	__u32 vm_map_id;		/* tracer:vm_map's (-g user), else 0 */
-	struct bpf_program *task_dump;	/* the state dump's task iterator */
-	struct bpf_program *vm_dump;	/* ... and mapping iterator (-g user), or NULL */
-	__u32 trigger_id;		/* --snapshot-on's event, or TR_NO_TRIGGER */
-	int trigger_recorded;		/* ... which an -e records too */
-	struct tr_filter trigger;	/* ... and its filter */
-	__u32 self;			/* the recorder's pid: its records have none */
+	__u64 misses;			/* programs' recursion misses, as last read */
+	__u64 misses_recorded;		/* ... of which written into the trace */
+	__u64 last_misses_read;		/* ns */
+	__u32 misses_event;		/* its event id, or TR_KMOD_NO_EVENT */
+
+	/* The outputs, by rank, and what each holds */
+	const struct rec_output *outputs[REC_OUTPUTS];
+	unsigned int noutputs;
+	struct tr_trace_dir dir;
+	int *stream_fd;			/* [channel * ncpu + cpu], as the buffers */
 	struct tr_trace *live;		/* tracer top's reader, or NULL */
 	__u64 live_unfed;		/* packets it had no memory for */
-	struct rec_live_stream *live_streams;	/* ... and by BPF region, how far it is fed */
-	struct rec_ust *ust;		/* -e ust:...: libtracer-ust's buffers, or NULL */
+	struct rec_live_stream *live_streams;	/* ... and by buffer, how far it is fed */
 	struct rec_relay *relay;	/* --relay: lttng-relayd, or NULL */
 	int relay_failed;		/* -errno that ended the streaming, or 0 */
-	const volatile sig_atomic_t *give_up_relay;	/* set: waits on the relay end */
+	struct rec_ust *ust;		/* -e ust:...: libtracer-ust's buffers, or NULL */
 };
-
-/* "tracer record: " (or the command rec_say_as() names) and the message, on a line of stderr. */
-void rec_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void rec_say_as(const char *name);
 
 /* --- record/output.c: the trace directory ---------------------------------- */
 
-const char *rec_backend_name(const struct session *s);
+/* What the timestamps are (the buffers' clock), as the metadata and the summary say. */
 const char *rec_clock_name(struct session *s);
 /* The CTF metadata and tracer's formats into s->dir; says why not. 0 or -errno. */
 int rec_write_metadata(struct session *s);
-/* .tracer/name, with text or what copy writes into it.  0 or -errno. */
-int rec_write_meta(struct session *s, const char *name, const char *text, int (*copy)(FILE *));
-/* A stream file per channel and CPU in s->dir; says why not.  0 or -errno. */
 /*
  * The set's formats as .tracer/events holds them, into out (tracer top's
  * live reader reads them from memory): for each event "event ID SYSTEM
@@ -111,7 +150,9 @@ int rec_write_meta(struct session *s, const char *name, const char *text, int (*
 int rec_format_events(const struct tr_event_set *events, FILE *out);
 /* .tracer/events in the trace directory d: the formats as tracefs gave them. */
 int rec_write_formats(const struct tr_trace_dir *d, const struct tr_event_set *events);
+/* A stream file per channel and CPU in s->dir, an output; says why not.  0 or -errno. */
 int rec_open_streams(struct session *s);
+/* ... closed, no output any more. */
 void rec_close_streams(struct session *s);
 /*
  * --flight-recorder: what the buffers hold now, the newest events, as a
@@ -125,6 +166,18 @@ void rec_snapshot_dump(struct session *s);
 /* The state dump: a record for every task, then (-g user) every code mapping.  0 or -errno. */
 int rec_state_dump(struct session *s);
 int rec_snapshot(struct session *s, int last, char *said, size_t len);
+
+/* --- record/programs.c: the BPF programs, the backend chosen, its buffers ------ */
+
+/* libbpf's messages to stderr (verbose: all; else none), its refusals noted. */
+void rec_libbpf_messages(int verbose);
+/*
+ * Choose the backend, load the programs for it, fill their maps and open
+ * the buffers (s->buffers); says why not.  0 or -errno.
+ */
+int rec_load_bpf(struct session *s);
+/* Whether event ev comes from the raw sys_enter/sys_exit tracepoints, by number. */
+int rec_by_syscall(const struct session *s, const struct tr_event *ev);
 
 /* --- record/attach.c: the probes' programs and links ---------------------------- */
 
@@ -151,29 +204,29 @@ int rec_control_open(struct session *s);
 void rec_control_serve(struct session *s);
 void rec_control_close(struct session *s);
 
-/* --- record/consume.c: the buffers ----------------------------------------- */
+/* --- record/consume.c: the buffers into the outputs ------------------------------ */
 
-/* A buffer's handle (channel * ncpu + cpu): geometry and counters, either backend. */
-const struct trb_buf *rec_buf(const struct session *s, unsigned int stream);
-/* Every delivered sub-buffer of every buffer into its stream file. */
+/* Output out takes packets from now on, in its rank among the others (once). */
+void rec_output_add(struct session *s, const struct rec_output *out);
+/* ... no more (if it did). */
+void rec_output_remove(struct session *s, const struct rec_output *out);
+/* Every delivered sub-buffer of every buffer, each checked packet to each output. */
 void rec_consume(struct session *s);
-/* Deliver what the writers have in partly filled sub-buffers (BPF backend). */
-void rec_flush_all(struct session *s);
-/* ... either backend, now: the module's flush on request, for a snapshot. */
-void rec_flush_now(struct session *s);
-/* After detaching: no more records, everything left ready to read. */
-void rec_finish_writing(struct session *s);
+/* The outputs' flush(), round(), summary(), where they have one. */
+void rec_outputs_flush(struct session *s, __u64 now);
+void rec_outputs_round(struct session *s, __u64 now, int last);
+void rec_outputs_summary(const struct session *s);
+/* Every output closed and removed. */
+void rec_outputs_close(struct session *s);
 /* Events lost so far, every cause. */
 __u64 rec_lost_total(const struct session *s);
 
 /* --- record/relay_output.c: --relay, the streams to lttng-relayd ------------------------ */
 
-/* Connect and create the session, before anything is written.  0 or -errno. */
+/* Connect and create the session, before anything is written; an output.  0 or -errno. */
 int rec_relay_connect(struct session *s);
 /* Its streams and the metadata written so far.  0 or -errno. */
 int rec_relay_start(struct session *s);
-/* A packet taken from buffer stream, to the relay too. */
-void rec_relay_packet(struct session *s, unsigned int stream, const void *packet);
 /* A stream found while recording (a user-space buffer): its number at the relay, or -1. */
 int rec_relay_new_stream(struct session *s, const char *name, __u32 stream_class,
 			 __u32 instance);
@@ -181,23 +234,13 @@ int rec_relay_new_stream(struct session *s, const char *name, __u32 stream_class
 void rec_relay_send(struct session *s, int stream, const void *packet);
 /* What the trace's metadata file gained since, to the relay. */
 void rec_relay_metadata(struct session *s);
-/* After a flush period: live beacons for the streams that sent nothing. */
-void rec_relay_round(struct session *s, __u64 now);
-void rec_relay_summary(const struct session *s);
-void rec_relay_close(struct session *s);
 
 /* --- record/live.c: tracer top's reader (tr_record_opts.live) -------------------- */
 
-/* s->live, for s->events' records; says why not.  0 or -errno. */
+/* s->live, for s->events' records, an output; says why not.  0 or -errno. */
 int rec_live_open(struct session *s);
-/* A packet taken from buffer stream, to the live reader too. */
-void rec_live_feed(struct session *s, unsigned int stream, const void *packet);
-/* Flush BPF region stream, with what the live reader learns of it. */
-void rec_live_flush(struct session *s, unsigned int stream);
-/* After a consumer round at now: what may come out, to the sink (last: everything). */
-void rec_live_round(struct session *s, __u64 now, int last);
+/* Whether the sink asked to stop (its eventfd was written). */
 int rec_live_stop_asked(const struct session *s);
-void rec_live_close(struct session *s);
 
 /* --- record/channels.c: the channels' buffers --------------------------------- */
 
@@ -233,8 +276,6 @@ void rec_ust_close(struct session *s);
 
 /* With user stacks, tracer:vm_map into s->events; why not into why.  0 or -errno. */
 int rec_declare_vm_map(struct session *s, char *why, size_t len);
-/* .tracer/stacks, into s->dir; says why not.  0 or -errno. */
-int rec_write_stacks_info(struct session *s);
 /* The summary's lines on the mapping records. */
 void rec_vm_map_summary(const struct session *s);
 

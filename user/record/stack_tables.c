@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * What a recording with call stacks (-g) leaves for report to name their
- * frames by: .tracer/stacks (which stacks the records carry), the
- * kernel's text symbols (record/output.c writes them), and, with user
- * stacks, tracer:vm_map records of where each process's code
- * is, written by the BPF programs (tracer/record.h) into the trace
- * itself: a process that exits before the recorder reads its records is
- * named all the same.
+ * What names the frames of a recording with call stacks (-g), for report:
+ * .tracer/stacks (which stacks the records carry) and the kernel's text
+ * symbols, which record/output.c writes; and, with user stacks,
+ * tracer:vm_map records of where each process's code is, written by the
+ * BPF programs (tracer/record.h) into the trace itself: a process that
+ * exits before the recorder reads its records is named all the same.
+ * This file declares that event and sums its records up.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -61,20 +61,4 @@ void rec_vm_map_summary(const struct session *s)
 	if (unread)
 		fprintf(stderr, "  mappings not read: %llu (another thread held the process's mappings locked): their frames go unnamed\n",
 			(unsigned long long)unread);
-}
-
-int rec_write_stacks_info(struct session *s)
-{
-	unsigned int which = s->o->stacks;
-	int err;
-
-	if (!which)
-		return 0;
-	err = rec_write_meta(s, TR_TRACE_STACKS,
-			     which == TR_STACK_KERNEL ? "kernel\n" :
-			     which == TR_STACK_USER ? "user\n" : "kernel user\n", NULL);
-	if (err)
-		rec_say("cannot write which stacks the records carry into %s: %s",
-			s->o->output, strerror(-err));
-	return err;
 }
