@@ -140,6 +140,12 @@ $(BUILD)/tests/helpers/ust%: tests/helpers/ust%.c $(BUILD)/libtracer-ust.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(DEPFLAGS) -o $@ $< $(BUILD)/libtracer-ust.a -lpthread
 
+# tracer top's known truths: static, so that no loader's read() (of libc)
+# joins the read() calls whose number and latencies tests/run-top.t knows.
+$(BUILD)/tests/helpers/topcheck: tests/helpers/topcheck.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(DEPFLAGS) -static -o $@ $< -lpthread
+
 # The call-stack tests' known chain: every function with its frame pointer
 # (gcc 12 leaves it out of a leaf function at -O2 whatever it is told).
 $(BUILD)/tests/helpers/callchain: CFLAGS += -O0 -fno-omit-frame-pointer

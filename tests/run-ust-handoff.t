@@ -107,6 +107,10 @@ hold_disguised() { # hold_disguised HOW (sets pid)
 	at_exit "umount -l '$work/m' 2>/dev/null"
 	local name="$work/m/memfd:tracer-ust (deleted)"
 	if [ "$1" = fifo ]; then mkfifo -m 666 "$name"; else echo "root's alone" >"$name"; fi
+	# The holder's shell truncates hold.out only once it runs: a "ready" left
+	# by the one before must not pass for this one's (the tmpfs would be
+	# detached before this one opened its file).
+	rm -f "$work/hold.out"
 	unshare -n "${AS_NOBODY[@]}" "$HOSTILE" hold "$name" >"$work/hold.out" 2>&1 &
 	pid=$!
 	wait_ready "$work/hold.out" && umount -l "$work/m" &&

@@ -4,12 +4,15 @@
  *   topcheck rate K SECS    exactly K getppid() calls in each second, spread
  *                           over it in 100 steps on the monotonic clock;
  *   topcheck wait MS SECS   read() on a pipe that another thread writes MS ms
- *                           later, over and over: each read() takes MS ms;
+ *                           after it saw the read() block, over and over: each
+ *                           read() takes MS ms or more; then, for each, "read
+ *                           LOWER UPPER": what its latency is between (ns);
  *   topcheck fail N         N fchdir(-1) calls, each failing with EBADF,
  *                           then it prints "failed N" (once all have failed).
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,40 +51,96 @@ static int rate(long k, long secs)
 	return 0;
 }
 
-struct waiter {
-	int fd;
-	long ms;
+/*
+ * Each read()'s bounds on the clock a trace's timestamps are on (the
+ * monotonic one): the time between its sys_enter and its sys_exit lies
+ * in [lower, upper] however late either thread runs.  upper: the reader's
+ * clock just before the call to just after it.  lower: the writer's clock
+ * once it has seen the reader blocked in this read() (so entered) to just
+ * before the write() that ends it (so before its exit); at least MS ms.
+ */
+struct bounds {
+	__int128 seen_blocked, writing;		/* the writer's */
+	__int128 calling, returned;		/* the reader's */
 };
 
+struct waiter {
+	int read_fd, write_fd;
+	long ms;
+	pid_t reader;
+	struct bounds *reads;
+	long max_reads;
+};
+
+/*
+ * Whether thread tid is blocked in read() on fd (its /proc syscall line:
+ * "running" unless it is blocked).  pread(), not read(): the check counts
+ * this program's read() calls, which must be the pipe's alone.
+ */
+static int blocked_in_read(pid_t tid, int fd)
+{
+	char path[64], line[256];
+	int nr = -1, on = -1, proc;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", tid);
+	proc = open(path, O_RDONLY | O_CLOEXEC);
+	if (proc < 0)
+		return 0;
+	n = pread(proc, line, sizeof(line) - 1, 0);
+	close(proc);
+	if (n <= 0)
+		return 0;
+	line[n] = 0;
+	return sscanf(line, "%d %x", &nr, &on) == 2 && nr == SYS_read && on == fd;
+}
+
+/* For each read: once the reader is blocked in it, MS ms of sleep, then the byte that ends it. */
 static void *write_later(void *arg)
 {
 	struct waiter *w = arg;
-	struct timespec nap = at_ns((__int128)w->ms * 1000000);
+	struct timespec nap = at_ns((__int128)w->ms * 1000000), poll_nap = at_ns(50000);
 	char byte = 1;
+	long i;
 
-	for (;;) {
+	for (i = 0; i < w->max_reads; i++) {
+		while (!blocked_in_read(w->reader, w->read_fd))
+			nanosleep(&poll_nap, NULL);
+		w->reads[i].seen_blocked = now_ns();
 		nanosleep(&nap, NULL);
-		if (write(w->fd, &byte, 1) != 1)
+		w->reads[i].writing = now_ns();
+		if (write(w->write_fd, &byte, 1) != 1)
 			return NULL;
 	}
+	return NULL;
 }
 
+/* read() on the pipe until SECS have passed; then "read LOWER UPPER" (ns) for each. */
 static int wait_on_pipe(long ms, long secs)
 {
 	__int128 end = now_ns() + (__int128)secs * 1000000000;
-	struct waiter w = { .ms = ms };
+	struct waiter w = { .ms = ms, .reader = syscall(SYS_gettid), .max_reads = secs * 1000 / ms + 2 };
 	pthread_t thread;
+	long n = 0, i;
 	int fds[2];
 	char byte;
 
-	if (pipe(fds))
+	w.reads = calloc(w.max_reads, sizeof(*w.reads));
+	if (!w.reads || pipe(fds))
 		return 1;
-	w.fd = fds[1];
+	w.read_fd = fds[0];
+	w.write_fd = fds[1];
 	if (pthread_create(&thread, NULL, write_later, &w))
 		return 1;
-	while (now_ns() < end)
+	while (n < w.max_reads && now_ns() < end) {
+		w.reads[n].calling = now_ns();
 		if (read(fds[0], &byte, 1) != 1)
 			return 1;
+		w.reads[n++].returned = now_ns();
+	}
+	for (i = 0; i < n; i++)
+		printf("read %lld %lld\n", (long long)(w.reads[i].writing - w.reads[i].seen_blocked),
+		       (long long)(w.reads[i].returned - w.reads[i].calling));
 	return 0;
 }
 

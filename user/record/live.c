@@ -179,7 +179,9 @@ static void live_counts(const struct session *s, struct tr_live_status *counts)
 /*
  * The output's round(): what may come out, to the sink (last: everything).
  * The horizon is the module's timers' (where the buffers flush themselves)
- * or the reader's flushes' (above).
+ * or the reader's flushes' (above).  None while the tracepoints attach: the
+ * sink's first round (top's first interval) says that recording has begun;
+ * what was fed meanwhile comes out in it.
  */
 static void live_round(struct session *s, __u64 now, int last)
 {
@@ -187,6 +189,8 @@ static void live_round(struct session *s, __u64 now, int last)
 	struct tr_live_status counts;
 	__u64 closed, reached = ~0ull;
 
+	if (!last && !s->recording)
+		return;
 	if (!last) {
 		closed = s->buffers.ops->flush_one ? flushed_fed_until(s, now) :
 						     now - 2 * s->o->flush_ms * 1000000ull;
