@@ -20,6 +20,7 @@ struct folded_stack {
 	unsigned long count;
 };
 
+/* The distinct stacks folded, by their text. */
 struct stack_table {
 	struct folded_stack *slot;	/* open addressing, at most half full */
 	size_t size, used;
