@@ -6,7 +6,7 @@
  * (tr_sink_of()), then hands it each wanted record and each loss, in time
  * order, and closes it.  A new sink is a file that defines its ops and a
  * row in sinks/sink_table.c (and its name below, and a format in
- * sinks/report.h).
+ * include/tracer/report.h).
  */
 #ifndef TRACER_SINK_H
 #define TRACER_SINK_H

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* The sinks by the format that names them (sinks/report.h). */
+/* The sinks by the format that names them (include/tracer/report.h). */
 #include "sinks/sink.h"
 
 static const struct tr_sink_ops *const sinks[] = {
