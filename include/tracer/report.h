@@ -18,10 +18,10 @@ enum tr_report_format {
 	TR_REPORT_TEXT,			/* report's lines, and each record's stacks */
 	TR_REPORT_FOLDED,		/* --folded: the stacks folded, not the events */
 	TR_REPORT_JSONL,		/* a JSON object per event and per loss */
-	TR_REPORT_STATS,		/* --stats: counts (sinks/stats.h) */
-	TR_REPORT_CHROME,		/* the Trace Event Format (sinks/chrome.h) */
-	TR_REPORT_PERFETTO,		/* Perfetto's protobuf trace (sinks/perfetto.h) */
-	TR_REPORT_CTF,			/* a trace directory of the selected records (sinks/ctf_copy.h) */
+	TR_REPORT_STATS,		/* --stats: counts (sinks/stats.c) */
+	TR_REPORT_CHROME,		/* the Trace Event Format (sinks/chrome.c) */
+	TR_REPORT_PERFETTO,		/* Perfetto's protobuf trace (sinks/perfetto.c) */
+	TR_REPORT_CTF,			/* a trace directory of the selected records (sinks/ctf_copy.c) */
 };
 
 /* --start, --end: a time in the trace's clock, or after its first record. */

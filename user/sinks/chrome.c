@@ -1,13 +1,31 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * tracer export --format chrome-json: the Trace Event Format (catapult's
+ * JSON, which chrome://tracing, Perfetto's UI and speedscope open).
+ *   - every record: an instant event ("ph":"i") on its thread's track,
+ *     named system:name, its fields as args;
+ *   - what ran on each CPU, from sched:sched_switch: complete events
+ *     ("ph":"X") named by the task, on a track per CPU of a process of
+ *     their own ("CPUs", pid CPUS_PID, tid = the CPU); a task
+ *     switched in on one CPU ends its slice on another, so a thread is
+ *     never on two CPUs at once; slices still open end at the last record;
+ *   - losses: global instant events "LOST" on their CPU's track;
+ *   - names: process_name and thread_name metadata ("ph":"M").
+ * Times in microseconds, to the nanosecond.
+ */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <event-parse.h>
 
-#include "sinks/chrome.h"
+#include "sinks/sink.h"
 #include "sinks/json.h"
 #include "common/cpus.h"
 #include "sinks/tasks.h"
 #include "reader/trace.h"
+
+/* Above the kernel's largest pid (pid_max at most 2^22): no task's. */
+#define CPUS_PID	((1 << 22) + 1)
 
 /* What runs on a CPU since its last sched_switch. */
 struct lane {
@@ -18,14 +36,14 @@ struct lane {
 	char comm[16];
 };
 
-struct tr_chrome {
+struct chrome {
 	FILE *out;
 	int items;			/* written so far: a comma before the next */
 	__u64 last;			/* the latest time seen */
 	struct lane lanes[TR_MAX_CPUS];
 };
 
-static void begin_item(struct tr_chrome *c)
+static void begin_item(struct chrome *c)
 {
 	fputs(c->items++ ? ",\n" : "\n", c->out);
 }
@@ -37,9 +55,10 @@ static void print_us(FILE *out, const char *key, __u64 ns)
 		(unsigned long long)(ns % 1000));
 }
 
-struct tr_chrome *tr_chrome_open(FILE *out)
+/* Starts the document; NULL without memory. */
+static struct chrome *chrome_new(FILE *out)
 {
-	struct tr_chrome *c = calloc(1, sizeof(*c));
+	struct chrome *c = calloc(1, sizeof(*c));
 
 	if (c) {
 		c->out = out;
@@ -49,7 +68,7 @@ struct tr_chrome *tr_chrome_open(FILE *out)
 }
 
 /* The slice of what ran on cpu up to ts, and the lane closed. */
-static void end_slice(struct tr_chrome *c, unsigned int cpu, __u64 ts, struct tr_tasks *tasks)
+static void end_slice(struct chrome *c, unsigned int cpu, __u64 ts, struct tr_tasks *tasks)
 {
 	struct lane *l = &c->lanes[cpu];
 	struct tr_task *task;
@@ -67,12 +86,12 @@ static void end_slice(struct tr_chrome *c, unsigned int cpu, __u64 ts, struct tr
 	tr_json_string(c->out, l->comm, sizeof(l->comm));
 	print_us(c->out, "ts", l->since);
 	print_us(c->out, "dur", ts - l->since);
-	fprintf(c->out, ",\"pid\":%d,\"tid\":%u,\"args\":{\"tid\":%u}}", TR_CHROME_CPUS_PID, cpu,
+	fprintf(c->out, ",\"pid\":%d,\"tid\":%u,\"args\":{\"tid\":%u}}", CPUS_PID, cpu,
 		l->tid);
 }
 
 /* sched_switch on it->cpu: the slice that ends, the one that begins. */
-static void switched(struct tr_chrome *c, const struct tr_item *it, struct tr_tasks *tasks)
+static void switched(struct chrome *c, const struct tr_item *it, struct tr_tasks *tasks)
 {
 	__u32 next = tr_item_number(it, "next_pid");
 	struct lane *l = &c->lanes[it->cpu];
@@ -98,8 +117,10 @@ static int is_sched_switch(const struct tr_item *it)
 	return !strcmp(it->class->system, "sched") && !strcmp(it->class->name, "sched_switch");
 }
 
-void tr_chrome_record(struct tr_chrome *c, const struct tr_item *it, struct tr_tasks *tasks)
+/* A record, counted into its task's entry of tasks. */
+static void chrome_record(void *state, const struct tr_item *it, struct tr_tasks *tasks)
 {
+	struct chrome *c = state;
 	struct tr_task *task = tr_tasks_get(tasks, it->record->tid);
 	char name[512];
 
@@ -121,8 +142,10 @@ void tr_chrome_record(struct tr_chrome *c, const struct tr_item *it, struct tr_t
 	fputc('}', c->out);
 }
 
-void tr_chrome_lost(struct tr_chrome *c, const struct tr_item *it)
+static void chrome_lost(void *state, const struct tr_item *it)
 {
+	struct chrome *c = state;
+
 	if (it->ts > c->last)
 		c->last = it->ts;
 	if (it->cpu < TR_MAX_CPUS)
@@ -131,12 +154,12 @@ void tr_chrome_lost(struct tr_chrome *c, const struct tr_item *it)
 	fputs("{\"ph\":\"i\",\"s\":\"g\",\"name\":\"LOST\"", c->out);
 	print_us(c->out, "ts", it->ts);
 	fprintf(c->out, ",\"pid\":%d,\"tid\":%u,\"args\":{\"events\":%llu,\"subbuffers_overwritten\":%llu}}",
-		TR_CHROME_CPUS_PID, it->cpu,
+		CPUS_PID, it->cpu,
 		(unsigned long long)tr_item_lost(it),
 		(unsigned long long)it->lost_packets);
 }
 
-static void name_track(struct tr_chrome *c, const char *what, int pid, long tid, const char *name)
+static void name_track(struct chrome *c, const char *what, int pid, long tid, const char *name)
 {
 	begin_item(c);
 	fprintf(c->out, "{\"ph\":\"M\",\"name\":\"%s\",\"pid\":%d", what, pid);
@@ -148,7 +171,7 @@ static void name_track(struct tr_chrome *c, const char *what, int pid, long tid,
 }
 
 /* Each process and thread with records, by the names report gives them. */
-static void name_tasks(struct tr_chrome *c, const struct tr_tasks *tasks)
+static void name_tasks(struct chrome *c, const struct tr_tasks *tasks)
 {
 	unsigned int i;
 
@@ -166,8 +189,10 @@ static void name_tasks(struct tr_chrome *c, const struct tr_tasks *tasks)
 	}
 }
 
-void tr_chrome_close(struct tr_chrome *c, const struct tr_tasks *tasks)
+/* Ends the open slices and the document, naming the tasks met; frees c. */
+static int chrome_close(void *state, const struct tr_tasks *tasks)
 {
+	struct chrome *c = state;
 	char name[32];
 	unsigned int cpu;
 
@@ -176,10 +201,28 @@ void tr_chrome_close(struct tr_chrome *c, const struct tr_tasks *tasks)
 			continue;
 		end_slice(c, cpu, c->last, NULL);
 		snprintf(name, sizeof(name), "CPU %u", cpu);
-		name_track(c, "thread_name", TR_CHROME_CPUS_PID, cpu, name);
+		name_track(c, "thread_name", CPUS_PID, cpu, name);
 	}
-	name_track(c, "process_name", TR_CHROME_CPUS_PID, -1, "CPUs");
+	name_track(c, "process_name", CPUS_PID, -1, "CPUs");
 	name_tasks(c, tasks);
 	fputs("\n]}\n", c->out);
 	free(c);
+	return 0;
 }
+
+static int chrome_open(struct tr_sink *sink, FILE *out, struct tr_trace *trace,
+		       const struct tr_report_opts *o)
+{
+	struct chrome *c = chrome_new(out);
+
+	(void)trace;
+	(void)o;
+	if (!c)
+		return -ENOMEM;
+	*sink = (struct tr_sink) { .ops = &tr_chrome_sink, .state = c };
+	return 0;
+}
+
+const struct tr_sink_ops tr_chrome_sink = {
+	.open = chrome_open, .record = chrome_record, .lost = chrome_lost, .close = chrome_close,
+};

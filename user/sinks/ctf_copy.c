@@ -1,11 +1,20 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * tracer export --format ctf -o DIR: a copy of the trace holding only the
+ * records report's filters select (a time window, some events, a process),
+ * readable by report and babeltrace2.  The metadata and .tracer/ are the
+ * trace's own; each stream's records are packed into new packets of
+ * COPY_PACKET bytes, in order, and a loss keeps its place: the packet
+ * before it ends there and carries its counts (overwritten sub-buffers as
+ * a gap in packet_seq_num), as the recorder would have written them.
+ */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <tracer/layout.h>
 
-#include "sinks/ctf_copy.h"
+#include "sinks/sink.h"
 #include "common/cpus.h"
 #include "layout/ctf.h"
 #include "reader/trace.h"
@@ -24,7 +33,7 @@ struct out_stream {
 	__u64 begin, end;		/* its records' times */
 };
 
-struct tr_ctf_copy {
+struct ctf_copy {
 	const struct tr_trace *trace;
 	const char *path;		/* of dir */
 	struct tr_trace_dir dir;
@@ -51,7 +60,7 @@ static int copy_file(int fd, FILE *out)
 }
 
 /* The metadata and tracer's files, as the trace has them. */
-static int copy_meta(struct tr_ctf_copy *c)
+static int copy_meta(struct ctf_copy *c)
 {
 	static const char *const meta[] = {
 		"events", TR_TRACE_STACKS, TR_TRACE_KALLSYMS, TR_TRACE_CHANNELS, TR_TRACE_CONTEXT,
@@ -80,10 +89,11 @@ static int copy_meta(struct tr_ctf_copy *c)
 	return err;
 }
 
-int tr_ctf_copy_open(struct tr_ctf_copy **copy, const struct tr_trace *trace, const char *dir,
+/* Creates DIR (as record creates its trace: exclusive, private); -errno and why. */
+static int copy_open(struct ctf_copy **copy, const struct tr_trace *trace, const char *dir,
 		     char *why, size_t whylen)
 {
-	struct tr_ctf_copy *c = calloc(1, sizeof(*c));
+	struct ctf_copy *c = calloc(1, sizeof(*c));
 	unsigned int i;
 	int err;
 
@@ -109,7 +119,7 @@ int tr_ctf_copy_open(struct tr_ctf_copy **copy, const struct tr_trace *trace, co
 }
 
 /* The stream's packet, complete, onto its file; an empty one only to carry losses. */
-static void write_packet(struct tr_ctf_copy *c, struct out_stream *o, __u32 channel, __u32 cpu)
+static void write_packet(struct ctf_copy *c, struct out_stream *o, __u32 channel, __u32 cpu)
 {
 	struct tr_packet_header *h = (void *)o->packet;
 	size_t size = (o->used + TR_PACKET_ALIGN - 1) & ~(size_t)(TR_PACKET_ALIGN - 1);
@@ -139,7 +149,7 @@ static void write_packet(struct tr_ctf_copy *c, struct out_stream *o, __u32 chan
 }
 
 /* The output stream of an item, with room for bytes more; NULL if none can be had. */
-static struct out_stream *stream_for(struct tr_ctf_copy *c, const struct tr_item *it, size_t bytes)
+static struct out_stream *stream_for(struct ctf_copy *c, const struct tr_item *it, size_t bytes)
 {
 	struct out_stream *o;
 	size_t need;
@@ -173,11 +183,13 @@ static struct out_stream *stream_for(struct tr_ctf_copy *c, const struct tr_item
 	return o;
 }
 
-void tr_ctf_copy_record(struct tr_ctf_copy *c, const struct tr_item *it)
+static void copy_record(void *state, const struct tr_item *it, struct tr_tasks *tasks)
 {
+	struct ctf_copy *c = state;
 	size_t bytes = sizeof(*it->record) + it->record->size;
 	struct out_stream *o = stream_for(c, it, bytes);
 
+	(void)tasks;
 	if (!o) {
 		c->err = c->err ?: -ENOMEM;
 		return;
@@ -192,8 +204,9 @@ void tr_ctf_copy_record(struct tr_ctf_copy *c, const struct tr_item *it)
  * A loss ends the packet before it, which carries its counts; sub-buffers
  * overwritten are a gap before the next packet.
  */
-void tr_ctf_copy_lost(struct tr_ctf_copy *c, const struct tr_item *it)
+static void copy_lost(void *state, const struct tr_item *it)
 {
+	struct ctf_copy *c = state;
 	struct out_stream *o = stream_for(c, it, 0);
 
 	if (!o) {
@@ -214,11 +227,17 @@ void tr_ctf_copy_lost(struct tr_ctf_copy *c, const struct tr_item *it)
 	o->begin = o->end = it->ts > o->end ? it->ts : o->end;
 }
 
-int tr_ctf_copy_close(struct tr_ctf_copy *c)
+/*
+ * Writes what is left, closes DIR, frees c: 0, or the first write's
+ * -errno, and then DIR is removed (a copy cut short is no copy).
+ */
+static int copy_close(void *state, const struct tr_tasks *tasks)
 {
+	struct ctf_copy *c = state;
 	unsigned int i;
 	int err;
 
+	(void)tasks;
 	for (i = 0; i < TR_MAX_CHANNELS * TR_MAX_CPUS; i++) {
 		struct out_stream *o = &c->streams[i];
 
@@ -237,3 +256,27 @@ int tr_ctf_copy_close(struct tr_ctf_copy *c)
 	free(c);
 	return err;
 }
+
+/* export --format ctf: the copy's directory, or why not (-EINVAL: one that exists). */
+static int copy_sink_open(struct tr_sink *sink, FILE *out, struct tr_trace *trace,
+			  const struct tr_report_opts *o)
+{
+	struct ctf_copy *c = NULL;
+	char why[1024];
+	int err = copy_open(&c, trace, o->output_dir, why, sizeof(why));
+
+	(void)out;
+	if (!err) {
+		*sink = (struct tr_sink) { .ops = &tr_ctf_copy_sink, .state = c };
+		return 0;
+	}
+	fprintf(stderr, "tracer %s: %s\n", o->command, why);
+	if (c)
+		copy_close(c, NULL);
+	return err == -EEXIST ? -EINVAL : err;
+}
+
+const struct tr_sink_ops tr_ctf_copy_sink = {
+	.open = copy_sink_open, .record = copy_record, .lost = copy_lost, .close = copy_close,
+	.keeps_state = true,
+};

@@ -1,10 +1,25 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * tracer export --format perfetto: Perfetto's protobuf trace (a Trace of
+ * TracePackets), written against the field numbers of Perfetto's
+ * protos/perfetto/trace/ (listed in sinks/perfetto.c), so that
+ * ui.perfetto.dev and trace_processor show CPU lanes and thread states:
+ *   - the scheduler's and the tasks' events (sched_switch, sched_waking,
+ *     sched_wakeup, sched_wakeup_new, sched_process_fork/exit/exec/free,
+ *     task_newtask, task_rename) as ftrace events in per-CPU bundles;
+ *   - every other record as an instant TrackEvent on its thread's track,
+ *     its fields as debug annotations;
+ *   - the processes and threads with their names, as a ProcessTree;
+ *   - a ClockSnapshot: tracer's times (CLOCK_MONOTONIC) are given as the
+ *     boot clock, which Perfetto reads ftrace times in; the two differ by
+ *     the time the machine spent suspended before the recording.
+ */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <event-parse.h>
 
-#include "sinks/perfetto.h"
+#include "sinks/sink.h"
 #include "sinks/protobuf.h"
 #include "common/cpus.h"
 #include "layout/ctf.h"
@@ -85,16 +100,17 @@ struct bundle {
 	int lost;			/* events were lost before these */
 };
 
-struct tr_perfetto {
+struct perfetto {
 	FILE *out;
 	int started;			/* the clock snapshot is written */
 	struct tr_pb packet;		/* the one being built */
 	struct bundle *bundles;		/* [TR_MAX_CPUS] */
 };
 
-struct tr_perfetto *tr_perfetto_open(FILE *out)
+/* NULL without memory. */
+static struct perfetto *perfetto_new(FILE *out)
 {
-	struct tr_perfetto *p = calloc(1, sizeof(*p));
+	struct perfetto *p = calloc(1, sizeof(*p));
 
 	if (p && !(p->bundles = calloc(TR_MAX_CPUS, sizeof(*p->bundles)))) {
 		free(p);
@@ -106,7 +122,7 @@ struct tr_perfetto *tr_perfetto_open(FILE *out)
 }
 
 /* The packet built, as the Trace's next packet; the buffer emptied for the next. */
-static void write_packet(struct tr_perfetto *p)
+static void write_packet(struct perfetto *p)
 {
 	unsigned char head[16];
 
@@ -121,7 +137,7 @@ static void write_packet(struct tr_perfetto *p)
  * The first packet: the sequence of track events starts, and the clocks
  * agree (tracer's monotonic times are given as boot times).
  */
-static void start(struct tr_perfetto *p, __u64 ts)
+static void start(struct perfetto *p, __u64 ts)
 {
 	static const __u32 clocks[] = { BUILTIN_CLOCK_BOOTTIME, BUILTIN_CLOCK_MONOTONIC };
 	struct tr_pb *b = &p->packet;
@@ -195,7 +211,7 @@ static const struct ftrace_event *ftrace_event_of(const struct tr_item *it)
 }
 
 /* A CPU's bundle of ftrace events, as a packet of its own. */
-static void write_bundle(struct tr_perfetto *p, unsigned int cpu)
+static void write_bundle(struct perfetto *p, unsigned int cpu)
 {
 	struct bundle *bu = &p->bundles[cpu];
 	struct tr_pb *b = &p->packet;
@@ -218,7 +234,7 @@ static void write_bundle(struct tr_perfetto *p, unsigned int cpu)
 	bu->lost = 0;
 }
 
-static void add_ftrace_event(struct tr_perfetto *p, const struct tr_item *it,
+static void add_ftrace_event(struct perfetto *p, const struct tr_item *it,
 			     const struct ftrace_event *e)
 {
 	struct bundle *bu = &p->bundles[it->cpu];
@@ -241,7 +257,7 @@ static void add_ftrace_event(struct tr_perfetto *p, const struct tr_item *it,
 }
 
 /* A thread's track, described before its first event. */
-static void describe_thread(struct tr_perfetto *p, const struct tr_item *it, struct tr_task *task)
+static void describe_thread(struct perfetto *p, const struct tr_item *it, struct tr_task *task)
 {
 	struct tr_pb *b = &p->packet;
 	size_t track, thread;
@@ -279,7 +295,7 @@ static void annotate(struct tr_pb *b, const struct tr_item *it, struct tep_forma
 	tr_pb_end(b, annotation);
 }
 
-static void add_track_event(struct tr_perfetto *p, const struct tr_item *it, struct tr_task *task)
+static void add_track_event(struct perfetto *p, const struct tr_item *it, struct tr_task *task)
 {
 	struct tr_pb *b = &p->packet;
 	struct tep_format_field *f;
@@ -301,8 +317,10 @@ static void add_track_event(struct tr_perfetto *p, const struct tr_item *it, str
 	write_packet(p);
 }
 
-void tr_perfetto_record(struct tr_perfetto *p, const struct tr_item *it, struct tr_tasks *tasks)
+/* A record, counted into its task's entry of tasks. */
+static void perfetto_record(void *state, const struct tr_item *it, struct tr_tasks *tasks)
 {
+	struct perfetto *p = state;
 	struct tr_task *task = tr_tasks_get(tasks, it->record->tid);
 	const struct ftrace_event *e = ftrace_event_of(it);
 
@@ -318,8 +336,11 @@ void tr_perfetto_record(struct tr_perfetto *p, const struct tr_item *it, struct 
 		add_track_event(p, it, task);
 }
 
-void tr_perfetto_lost(struct tr_perfetto *p, const struct tr_item *it)
+/* A loss: the next bundle of its CPU says events were lost before it. */
+static void perfetto_lost(void *state, const struct tr_item *it)
 {
+	struct perfetto *p = state;
+
 	if (!p->started)
 		start(p, it->ts);
 	if (it->cpu < TR_MAX_CPUS)
@@ -327,7 +348,7 @@ void tr_perfetto_lost(struct tr_perfetto *p, const struct tr_item *it)
 }
 
 /* Every process and thread named, as a process tree. */
-static void write_process_tree(struct tr_perfetto *p, const struct tr_tasks *tasks)
+static void write_process_tree(struct perfetto *p, const struct tr_tasks *tasks)
 {
 	struct tr_pb *b = &p->packet;
 	size_t tree, entry;
@@ -356,8 +377,10 @@ static void write_process_tree(struct tr_perfetto *p, const struct tr_tasks *tas
 	write_packet(p);
 }
 
-int tr_perfetto_close(struct tr_perfetto *p, const struct tr_tasks *tasks)
+/* Writes what is left and the process tree; frees p.  0, or -ENOMEM if a packet could not be built. */
+static int perfetto_close(void *state, const struct tr_tasks *tasks)
 {
+	struct perfetto *p = state;
 	unsigned int cpu;
 	int err;
 
@@ -372,3 +395,21 @@ int tr_perfetto_close(struct tr_perfetto *p, const struct tr_tasks *tasks)
 	free(p);
 	return err;
 }
+
+static int perfetto_open(struct tr_sink *sink, FILE *out, struct tr_trace *trace,
+			 const struct tr_report_opts *o)
+{
+	struct perfetto *p = perfetto_new(out);
+
+	(void)trace;
+	(void)o;
+	if (!p)
+		return -ENOMEM;
+	*sink = (struct tr_sink) { .ops = &tr_perfetto_sink, .state = p };
+	return 0;
+}
+
+const struct tr_sink_ops tr_perfetto_sink = {
+	.open = perfetto_open, .record = perfetto_record, .lost = perfetto_lost,
+	.close = perfetto_close,
+};

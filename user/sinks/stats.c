@@ -1,14 +1,22 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * tracer report --stats: what a trace holds, counted rather than printed
+ * (trace-cmd report --stat, perf report --sort): its time span, its events
+ * by type, by task and by CPU, and what each CPU lost.  A sink of report's
+ * reader: it counts the items report would print, filters and all.
+ */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <tracer/record.h>
 
-#include "sinks/stats.h"
+#include "sinks/sink.h"
 #include "common/cpus.h"
 #include "reader/trace.h"
 #include "sinks/tasks.h"
 
-struct tr_stats {
+struct stats {
+	FILE *out;
 	__u64 events, first, last;
 	__u64 by_event[TR_MAX_EVENTS];	/* by event id */
 	const struct tr_trace_class *class[TR_MAX_EVENTS];
@@ -18,12 +26,7 @@ struct tr_stats {
 	__u64 skipped;			/* events the kernel skipped, on no CPU in particular */
 };
 
-struct tr_stats *tr_stats_new(void)
-{
-	return calloc(1, sizeof(struct tr_stats));
-}
-
-static void count_time(struct tr_stats *s, __u64 ts)
+static void count_time(struct stats *s, __u64 ts)
 {
 	if (!s->first || ts < s->first)
 		s->first = ts;
@@ -31,8 +34,13 @@ static void count_time(struct tr_stats *s, __u64 ts)
 		s->last = ts;
 }
 
-void tr_stats_record(struct tr_stats *s, const struct tr_item *it, struct tr_tasks *tasks)
+/*
+ * Counts a record, and into its task's entry of tasks; a
+ * tracer:recursion_misses record's events the kernel skipped as lost too.
+ */
+static void stats_record(void *state, const struct tr_item *it, struct tr_tasks *tasks)
 {
+	struct stats *s = state;
 	struct tr_task *task = tr_tasks_get(tasks, it->record->tid);
 	__u32 id = it->record->id;
 
@@ -48,20 +56,19 @@ void tr_stats_record(struct tr_stats *s, const struct tr_item *it, struct tr_tas
 		task->events++;
 		task->pid = it->record->pid;
 	}
+	if (tr_is_tracer_class(it->class, "recursion_misses"))
+		s->skipped += tr_item_number(it, "skipped");
 }
 
-void tr_stats_lost(struct tr_stats *s, const struct tr_item *it)
+static void stats_lost(void *state, const struct tr_item *it)
 {
+	struct stats *s = state;
+
 	count_time(s, it->ts);
 	if (it->cpu >= TR_MAX_CPUS)
 		return;
 	s->lost_by_cpu[it->cpu] += tr_item_lost(it);
 	s->overwritten_by_cpu[it->cpu] += it->lost_packets;
-}
-
-void tr_stats_skipped(struct tr_stats *s, __u64 events)
-{
-	s->skipped += events;
 }
 
 /* Rows by count, largest first, then by key. */
@@ -94,7 +101,7 @@ static int sorted_rows(const __u64 *counts, unsigned int n, struct row **rows)
 	return used;
 }
 
-static void print_events(const struct tr_stats *s, FILE *out)
+static void print_events(const struct stats *s, FILE *out)
 {
 	struct row *rows;
 	int n = sorted_rows(s->by_event, TR_MAX_EVENTS, &rows), i;
@@ -130,7 +137,7 @@ static void print_tasks(FILE *out, const struct tr_tasks *tasks)
 	free(rows);
 }
 
-static void print_cpus(const struct tr_stats *s, FILE *out)
+static void print_cpus(const struct stats *s, FILE *out)
 {
 	unsigned int cpu;
 
@@ -142,7 +149,8 @@ static void print_cpus(const struct tr_stats *s, FILE *out)
 				(unsigned long long)s->overwritten_by_cpu[cpu], cpu);
 }
 
-void tr_stats_print(const struct tr_stats *s, FILE *out, const struct tr_tasks *tasks)
+/* The tables, with the tasks' counts and names from tasks. */
+static void stats_print(const struct stats *s, FILE *out, const struct tr_tasks *tasks)
 {
 	__u64 lost = s->skipped, overwritten = 0, span = s->last - s->first;
 	unsigned int cpu;
@@ -165,7 +173,30 @@ void tr_stats_print(const struct tr_stats *s, FILE *out, const struct tr_tasks *
 	print_cpus(s, out);
 }
 
-void tr_stats_free(struct tr_stats *s)
+
+static int stats_close(void *state, const struct tr_tasks *tasks)
 {
+	struct stats *s = state;
+
+	stats_print(s, s->out, tasks);
 	free(s);
+	return 0;
 }
+
+static int stats_open(struct tr_sink *sink, FILE *out, struct tr_trace *trace,
+		      const struct tr_report_opts *o)
+{
+	struct stats *s = calloc(1, sizeof(*s));
+
+	(void)trace;
+	(void)o;
+	if (!s)
+		return -ENOMEM;
+	s->out = out;
+	*sink = (struct tr_sink) { .ops = &tr_stats_sink, .state = s };
+	return 0;
+}
+
+const struct tr_sink_ops tr_stats_sink = {
+	.open = stats_open, .record = stats_record, .lost = stats_lost, .close = stats_close,
+};

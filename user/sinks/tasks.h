@@ -3,12 +3,17 @@
  * The tasks a report meets, by thread id: their names (from the records
  * that name tasks, record/statedump.h), their process, and what the sinks keep per
  * task.  Open addressing in a table that doubles to stay at most half
- * full.
+ * full.  The names are learnt from the kernel's records (tr_tasks_learn()).
  */
 #ifndef TRACER_REPORT_TASKS_H
 #define TRACER_REPORT_TASKS_H
 
+#include <stdbool.h>
 #include <linux/types.h>
+
+struct tr_by_class;
+struct tr_item;
+struct tr_trace;
 
 /* What tracer top keeps per task (top/model.c). */
 struct tr_task_top {
@@ -47,5 +52,23 @@ static inline __u32 tr_task_tid(const struct tr_task *task)
 	return task->key - 1;
 }
 void tr_tasks_free(struct tr_tasks *t);
+
+/*
+ * The name a record's task goes by in the report: its thread's, "" if
+ * not named yet; thread 0 is each CPU's idle task, never named by its
+ * records: "swapper".
+ */
+const char *tr_tasks_comm(const struct tr_tasks *t, const struct tr_item *it);
+
+/*
+ * Learns the names a record of the kernel's (trace's) gives tasks, in its
+ * comm and pid pairs (prev_comm and prev_pid, next_, comm and pid,
+ * newcomm); a name a task has already stays unless replace.  A user-space
+ * event names none, whatever fields its program gave it.  names_tasks
+ * keeps, by class, whether its records have such a pair (an array of
+ * __s8 filled with -1: not worked out yet).
+ */
+void tr_tasks_learn(struct tr_tasks *t, struct tr_by_class *names_tasks,
+		    const struct tr_trace *trace, const struct tr_item *it, bool replace);
 
 #endif /* TRACER_REPORT_TASKS_H */

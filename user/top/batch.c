@@ -136,7 +136,8 @@ static int print_newest(struct top_shared *sh, FILE *out, __u64 *printed_seq, un
 	return o->iterations && ++*count >= o->iterations;
 }
 
-int top_batch_run(struct top_shared *sh, FILE *out)
+/* Each snapshot as it comes, as text or JSON lines on out, until the recording ends. */
+static int batch_run(struct top_shared *sh, FILE *out)
 {
 	struct pollfd fds[2] = { { sh->published_fd, POLLIN, 0 }, { sh->ended_fd, POLLIN, 0 } };
 	unsigned int count = 0;
@@ -158,3 +159,10 @@ int top_batch_run(struct top_shared *sh, FILE *out)
 		}
 	}
 }
+
+static int batch_run_stdout(struct top_shared *sh)
+{
+	return batch_run(sh, stdout);
+}
+
+const struct top_display top_batch = { .run = batch_run_stdout };

@@ -34,7 +34,8 @@ struct screen {
 	char filter[32];		/* tasks: a name's part or an id; "" none */
 };
 
-int top_screen_possible(char *why, size_t len)
+/* Whether the screen can run here; if not, why in why. */
+static int screen_possible(char *why, size_t len)
 {
 	const char *term = getenv("TERM");
 
@@ -288,7 +289,8 @@ static void start_curses(void)
 	curs_set(0);
 }
 
-int top_screen_run(struct top_shared *sh)
+/* The screen, until quit or the recording ends; then the terminal as it was. */
+static int screen_run(struct top_shared *sh)
 {
 	struct screen sc = { .sh = sh };
 	struct pollfd fds[3] = {
@@ -317,3 +319,7 @@ int top_screen_run(struct top_shared *sh)
 		top_ask_stop(sh);
 	return 0;
 }
+
+const struct top_display top_screen = {
+	.possible = screen_possible, .run = screen_run, .holds_stderr = true,
+};

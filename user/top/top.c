@@ -2,13 +2,11 @@
 /*
  * tracer top: a recording (record/recorder.c) with a live sink.  Its consumer
  * thread reads the live trace and counts (top/model.c); each interval
- * closed is published through RCU for the display thread (top/batch.c,
- * top/screen.c), and the snapshot it replaces is freed after a grace
- * period, so neither thread ever waits for the other.
+ * closed is handed to the display thread (top/handoff.c), which runs the
+ * display --batch or not asks for (its ops: top/screen.c, top/batch.c).
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -16,7 +14,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <sys/eventfd.h>
 #include <bpf/libbpf.h>
 #include <urcu/urcu-memb.h>
 
@@ -30,15 +27,15 @@ const char *const tr_top_default_events[] = {
 const unsigned int tr_top_ndefault_events =
 	sizeof(tr_top_default_events) / sizeof(tr_top_default_events[0]);
 
-/* A published snapshot, freed by call_rcu() once no reader can hold it. */
-struct published {
-	struct rcu_head rcu;
-	struct top_snapshot *snap;
+/* The displays, by what --batch and --output ask for. */
+static const struct top_display *const displays[] = {
+	[TR_TOP_SCREEN] = &top_screen, [TR_TOP_TEXT] = &top_batch, [TR_TOP_JSON] = &top_batch,
 };
 
 /* The consumer's side. */
 struct top {
 	struct top_shared sh;
+	const struct top_display *display;
 	struct top_model *model;
 	__u64 cpu_ns, wall_ns;		/* at the previous snapshot: the recorder's CPU use */
 };
@@ -51,59 +48,18 @@ static __u64 clock_ns(clockid_t clock)
 	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
-static void free_published(struct rcu_head *head)
-{
-	struct published *p = caa_container_of(head, struct published, rcu);
-
-	top_snapshot_free(p->snap);
-	free(p);
-}
-
-static void notify(int fd)
-{
-	__u64 one = 1;
-
-	if (write(fd, &one, sizeof(one)) != sizeof(one))
-		return;	/* the counter is full: the reader has plenty to wake it */
-}
-
 /* The model closed an interval: it becomes what the display reads. */
 static void publish(void *data, struct top_snapshot *snap)
 {
 	struct top *t = data;
-	struct published *p = snap ? malloc(sizeof(*p)) : NULL, *old;
 	__u64 cpu = clock_ns(CLOCK_PROCESS_CPUTIME_ID), wall = clock_ns(CLOCK_MONOTONIC);
 
-	if (!p) {
-		top_snapshot_free(snap);
+	if (!snap)
 		return;
-	}
 	snap->recorder_cpu = wall > t->wall_ns ? (double)(cpu - t->cpu_ns) / (wall - t->wall_ns) : 0;
 	t->cpu_ns = cpu;
 	t->wall_ns = wall;
-	p->snap = snap;
-	old = rcu_xchg_pointer(&t->sh.latest, p);
-	if (old)
-		urcu_memb_call_rcu(&old->rcu, free_published);
-	notify(t->sh.published_fd);
-}
-
-struct top_snapshot *top_latest(struct top_shared *sh)
-{
-	struct top_snapshot *copy = NULL;
-	struct published *p;
-
-	urcu_memb_read_lock();
-	p = rcu_dereference(sh->latest);
-	if (p)
-		copy = top_snapshot_copy(p->snap);
-	urcu_memb_read_unlock();
-	return copy;
-}
-
-void top_ask_stop(struct top_shared *sh)
-{
-	notify(sh->stop_fd);
+	top_publish(&t->sh, snap);
 }
 
 static void live_item(void *data, const struct tr_item *item)
@@ -126,7 +82,7 @@ static void live_round(void *data, __u64 reached, const struct tr_live_status *s
 
 static void *display(void *arg)
 {
-	struct top_shared *sh = arg;
+	struct top *t = arg;
 	sigset_t stops;
 	long status;
 
@@ -136,10 +92,7 @@ static void *display(void *arg)
 	sigaddset(&stops, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &stops, NULL);
 	urcu_memb_register_thread();
-	if (sh->o->output == TR_TOP_SCREEN)
-		status = top_screen_run(sh);
-	else
-		status = top_batch_run(sh, stdout);
+	status = t->display->run(&t->sh);
 	urcu_memb_unregister_thread();
 	return (void *)status;
 }
@@ -181,28 +134,13 @@ static void release_stderr(int saved)
 	close(saved);
 }
 
-static int open_eventfds(struct top_shared *sh)
-{
-	sh->published_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	sh->stop_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	sh->ended_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	return sh->published_fd < 0 || sh->stop_fd < 0 || sh->ended_fd < 0 ? -errno : 0;
-}
-
-static void close_eventfds(struct top_shared *sh)
-{
-	close(sh->published_fd);
-	close(sh->stop_fd);
-	close(sh->ended_fd);
-}
-
 static int record_with_display(struct top *t, struct tr_record_opts *ro)
 {
 	struct tr_live_sink sink = {
 		.item = live_item, .round = live_round, .data = t, .stop_fd = t->sh.stop_fd,
 		.sample_percent = t->sh.o->sample_percent,
 	};
-	int held = t->sh.o->output == TR_TOP_SCREEN ? hold_stderr() : -1;
+	int held = t->display->holds_stderr ? hold_stderr() : -1;
 	pthread_t thread;
 	void *shown = NULL;
 	sigset_t winch;
@@ -213,13 +151,13 @@ static int record_with_display(struct top *t, struct tr_record_opts *ro)
 	sigaddset(&winch, SIGWINCH);
 	pthread_sigmask(SIG_BLOCK, &winch, NULL);
 	ro->live = &sink;
-	if (pthread_create(&thread, NULL, display, &t->sh)) {
+	if (pthread_create(&thread, NULL, display, t)) {
 		release_stderr(held);
 		fprintf(stderr, "tracer top: cannot start the display thread\n");
 		return 1;
 	}
 	status = tr_record(ro);
-	notify(t->sh.ended_fd);
+	top_notify(t->sh.ended_fd);
 	pthread_join(thread, &shown);
 	release_stderr(held);
 	return status ? status : (int)(long)shown;
@@ -228,12 +166,14 @@ static int record_with_display(struct top *t, struct tr_record_opts *ro)
 int tr_top(const struct tr_top_opts *o)
 {
 	struct tr_record_opts ro = o->record;
-	struct top t = { .sh = { .o = o, .published_fd = -1, .stop_fd = -1, .ended_fd = -1 } };
-	struct published *last;
+	struct top t = {
+		.sh = { .o = o, .published_fd = -1, .stop_fd = -1, .ended_fd = -1 },
+		.display = displays[o->output],
+	};
 	char why[256];
 	int status;
 
-	if (o->output == TR_TOP_SCREEN && !top_screen_possible(why, sizeof(why))) {
+	if (t.display->possible && !t.display->possible(why, sizeof(why))) {
 		fprintf(stderr, "tracer top: %s\n", why);
 		return 2;
 	}
@@ -246,23 +186,20 @@ int tr_top(const struct tr_top_opts *o)
 	ro.name = "top";
 	t.model = top_model_new(o->interval * 1e9, libbpf_num_possible_cpus(), o->sample_percent,
 				publish, &t);
-	if (!t.model || open_eventfds(&t.sh)) {
+	if (!t.model || top_handoff_open(&t.sh)) {
 		fprintf(stderr, "tracer top: %s\n", strerror(t.model ? errno : ENOMEM));
 		if (t.model)
 			top_model_free(t.model);
-		close_eventfds(&t.sh);
+		top_handoff_close(&t.sh);
 		return 1;
 	}
 	t.cpu_ns = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
 	t.wall_ns = clock_ns(CLOCK_MONOTONIC);
 	urcu_memb_register_thread();
 	status = record_with_display(&t, &ro);
-	last = rcu_xchg_pointer(&t.sh.latest, NULL);
-	if (last)
-		urcu_memb_call_rcu(&last->rcu, free_published);
-	urcu_memb_barrier();
+	top_unpublish(&t.sh);
 	urcu_memb_unregister_thread();
 	top_model_free(t.model);
-	close_eventfds(&t.sh);
+	top_handoff_close(&t.sh);
 	return status;
 }
