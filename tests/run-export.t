@@ -337,6 +337,17 @@ ctf_copies() {
 }
 check "export --format ctf: whole, a time window, with losses; report and babeltrace2 read each copy" ctf_copies
 
+# The copy's bytes are the trace's and zeros: glibc fills what malloc hands
+# out with a different byte each time (MALLOC_PERTURB_), so padding copied
+# from the heap would make two copies differ.
+ctf_copy_no_heap() {
+	MALLOC_PERTURB_=85 "$TRACER" export --format ctf -o "$work/perturb1" "$work/t" &&
+		MALLOC_PERTURB_=170 "$TRACER" export --format ctf -o "$work/perturb2" "$work/t" || return 1
+	diff -r "$work/perturb1" "$work/perturb2" | head -n 3 | diag
+	diff -r -q "$work/perturb1" "$work/perturb2" >/dev/null
+}
+check "export --format ctf: no byte of the copy comes from the heap (two copies, heaps filled unlike)" ctf_copy_no_heap
+
 check "export --format ctf into a directory that exists is refused" \
 	refused 2 "^tracer export: .*$(literally "$work/whole").*" export --format ctf -o "$work/whole" "$work/t"
 

@@ -188,14 +188,17 @@ static void copy_record(void *state, const struct tr_item *it, struct tr_tasks *
 	struct ctf_copy *c = state;
 	size_t bytes = sizeof(*it->record) + it->record->size;
 	struct out_stream *o = stream_for(c, it, bytes);
+	size_t at;
 
 	(void)tasks;
 	if (!o) {
 		c->err = c->err ?: -ENOMEM;
 		return;
 	}
-	o->used = (o->used + TR_RECORD_ALIGN - 1) & ~(size_t)(TR_RECORD_ALIGN - 1);
-	memcpy(o->packet + o->used, it->record, bytes);
+	at = (o->used + TR_RECORD_ALIGN - 1) & ~(size_t)(TR_RECORD_ALIGN - 1);
+	memset(o->packet + o->used, 0, at - o->used);	/* no heap bytes into the file */
+	memcpy(o->packet + at, it->record, bytes);
+	o->used = at;
 	o->used += bytes;
 	o->end = it->ts;
 }
