@@ -101,7 +101,8 @@ print("# %s: %d in report, %d in ftrace" % (event, total,
                                              sum(len(v) for v in theirs.values())))
 ok = total >= 3
 for cpu, seq in ours.items():
-    alien = [v for v in seq if v not in set(theirs.get(cpu, []))]
+    known = set(theirs.get(cpu, []))
+    alien = [v for v in seq if v not in known]
     if alien:
         print("# CPU %d: %d of report's %s values not in ftrace's, as %r" %
               (cpu, len(alien), event, alien[:3]))
