@@ -150,12 +150,14 @@ check "the command's exit code is tracer's" exit_status 3 'exit 3'
 check "a command killed by SIGSEGV: exit 139, as shells report it" exit_status 139 'kill -SEGV $$'
 check "a command killed by SIGKILL: exit 137" exit_status 137 'kill -KILL $$'
 
-# Starts a system-wide recorder into $out, attached when it returns.
+# Starts a system-wide recorder into $out, recording when it returns: every
+# event attached (its first link comes before the state dump and the event's
+# own, so a call made once a link exists may be missed).
 start_recorder() {
 	rm -rf "$out"
 	"$TRACER" record -a -e syscalls:sys_enter_getppid -o "$out" 2>"$work/recorder.log" &
 	recorder=$!
-	wait_attached "$recorder" || { kill "$recorder"; wait "$recorder"; return 1; }
+	wait_recording "$recorder" "$work/recorder.log" || { kill "$recorder"; wait "$recorder"; return 1; }
 }
 
 sigterm_prints_the_summary() {

@@ -76,7 +76,10 @@ check "babeltrace2 reads each call's process and thread ids from the trace's con
 task_states() { "$TRACER" report --raw --event tracer:task_state "$work/t" | sed 's/.*tracer:task_state: *//'; }
 
 # Each thread appears (reason 1) with its process and the recorder as the
-# process's parent, then takes its name (reason 2), as ftrace saw it.
+# process's parent, then takes its name (reason 2), as ftrace saw it.  Other
+# processes may name threads tr-* meanwhile (this test run twice at once,
+# run-stacks.t): ftrace's renames of this workload's threads are compared,
+# and ours must be those four and no other.
 followed() {
 	local p t name count
 	task_states >"$work/states" || return 1
@@ -89,7 +92,7 @@ followed() {
 			{ echo "# thread $t: no new-task and rename records"; return 1; }
 	done <"$work/threads.out"
 	sed -n 's/.* task_rename: pid=\([0-9]*\) .*newcomm=\(tr-[^ ]*\) .*/\1 \2/p' "$instance/trace" |
-		sort >"$work/ftrace-renames"
+		awk 'NR == FNR { ours[$2]; next } $1 in ours' "$work/threads.out" - | sort >"$work/ftrace-renames"
 	sed -n 's/^pid=\([0-9]*\) .* reason=2 comm=\(tr-.*\)$/\1 \2/p' "$work/states" | sort >"$work/our-renames"
 	[ "$(wc -l <"$work/our-renames")" = 4 ] && cmp -s "$work/ftrace-renames" "$work/our-renames" ||
 		{ echo "# ftrace's renames, then ours:"; diag "$work/ftrace-renames" "$work/our-renames"; return 1; }

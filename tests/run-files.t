@@ -144,7 +144,7 @@ check "--force when DIR.old is a link: refused, neither it nor its target touche
 second_recorder_on_the_same_directory() {
 	"$TRACER" record -a -e syscalls:sys_enter_getppid -o "$work/busy" 2>"$work/first.log" &
 	local first=$!
-	wait_attached "$first" || { kill "$first"; wait "$first"; return 1; }
+	wait_recording "$first" "$work/first.log" || { kill "$first"; wait "$first"; return 1; }
 	record "$work/busy" -f
 	local got=$?
 	"$GETPPID" 5
