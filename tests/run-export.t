@@ -134,14 +134,19 @@ check "--pid, --event and --cpu select as report's do" filters_as_report
 # are the switches (lane, start and task, as the JSON lines export says),
 # never overlap on a CPU, never put a thread on two CPUs at once, and its
 # instant events are report's records.
+# The workload runs under a name of this test's own (WORKER), so that a
+# getppid_n another test runs beside it on the machine is no worker here.
+WORKER=gpx$$
 chrome_json() {
+	cp "$GETPPID" "$work/$WORKER" &&
 	"$TRACER" record -a -o "$work/s" -e sched:sched_switch -e syscalls:sys_enter_getppid -- \
-		sh -c "taskset -c 0 $GETPPID 300 & taskset -c 1 $GETPPID 300; wait" >/dev/null 2>"$work/s.log" &&
+		sh -c "taskset -c 0 $work/$WORKER 300 & taskset -c 1 $work/$WORKER 300; wait" >/dev/null 2>"$work/s.log" &&
 		"$TRACER" export --format jsonl -o "$work/s.jsonl" "$work/s" &&
 		"$TRACER" export --format chrome-json -o "$work/s.json" "$work/s" 2>"$work/s.err" &&
 		[ ! -s "$work/s.err" ] || { diag "$work/s.log" "$work/s.err"; return 1; }
-	python3 - "$work/s.json" "$work/s.jsonl" <<'EOF'
+	python3 - "$work/s.json" "$work/s.jsonl" "$WORKER" <<'EOF'
 import collections, decimal, json, sys
+worker = sys.argv[3]
 doc = json.load(open(sys.argv[1]), parse_float=decimal.Decimal)
 events = [json.loads(line) for line in open(sys.argv[2])]
 ns = lambda us: int(us * 1000)
@@ -170,9 +175,9 @@ if any(overlaps(v) for v in by_tid.values()):
     problems.append("a thread on two CPUs at once")
 if [(ns(i["ts"]), i["tid"], i["name"]) for i in instants] != [(e["ts"], e["tid"], e["event"]) for e in events]:
     problems.append("%d instant events, %d records" % (len(instants), len(events)))
-workers = {e["tid"] for e in events if e["comm"] == "getppid_n"}
-if len(workers) != 2 or any(names.get((e["pid"], e["tid"])) != "getppid_n" for e in events if e["tid"] in workers):
-    problems.append("the workers %s are not named getppid_n" % workers)
+workers = {e["tid"] for e in events if e["comm"] == worker}
+if len(workers) != 2 or any(names.get((e["pid"], e["tid"])) != worker for e in events if e["tid"] in workers):
+    problems.append("the workers %s are not named %s" % (workers, worker))
 if names.get((cpus_pid, None)) != "CPUs" or names.get((cpus_pid, 0)) != "CPU 0":
     problems.append("no CPU tracks")
 for p in problems:
@@ -197,8 +202,9 @@ perfetto() {
 		protoc --proto_path="$(dirname "$0")/perfetto" --decode=perfetto.protos.Trace trace_subset.proto \
 			<"$work/s.pftrace" >"$work/s.pf.txt" 2>"$work/s.protoc.err" &&
 		[ ! -s "$work/s.protoc.err" ] || { diag "$work/s.pf.err" "$work/s.protoc.err"; return 1; }
-	python3 - "$work/s.pf.txt" "$work/s.jsonl" <<'EOF'
+	python3 - "$work/s.pf.txt" "$work/s.jsonl" "$WORKER" <<'EOF'
 import collections, json, re, sys
+worker = sys.argv[3]
 
 def parse(lines):
     node = collections.defaultdict(list)
@@ -245,8 +251,8 @@ if any(t["debug_annotations"][0]["name"] != ["__syscall_nr"] for ts, t in instan
     problems.append("getppid's field is not annotated")
 threads = {t["tid"][0]: (t["name"][0], t["tgid"][0]) for p in packets for tree in p["process_tree"]
            for t in tree["threads"]}
-workers = {(e["tid"], e["pid"]) for e in events if e["comm"] == "getppid_n"}
-if len(workers) != 2 or any(threads.get(tid) != ("getppid_n", pid) for tid, pid in workers):
+workers = {(e["tid"], e["pid"]) for e in events if e["comm"] == worker}
+if len(workers) != 2 or any(threads.get(tid) != (worker, pid) for tid, pid in workers):
     problems.append("the workers %s are not in the process tree" % workers)
 for p in problems:
     print("# " + p)
