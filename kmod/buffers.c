@@ -52,6 +52,45 @@
 
 static DEFINE_PER_CPU(int, tr_nesting);
 
+#ifdef TR_DEBUG_WRITES
+/*
+ * Debug builds (KCFLAGS=-DTR_DEBUG_WRITES, tests/vm/nmi-loop) check each
+ * record's place before its payload is copied: inside the data of its own
+ * buffer, with a physical sub-buffer of the buffer, on the buffer's CPU,
+ * in a session that has not ended (whose memory is still the buffer's).
+ */
+static notrace void tr_kbuf_check_record(const struct tr_kbuf *kb,
+					 const struct trb_slot *slot, u32 size)
+{
+	const char *data = kb->buf.data;
+	const char *end = (const char *)kb->region + kb->session->region_stride;
+	const char *rec = slot->record;
+
+	WARN_ONCE(rec < data || rec + sizeof(struct tr_event_header) + size > end ||
+		  slot->phys > (1u << kb->buf.nsubbuf_order) ||
+		  kb->cpu != smp_processor_id() || READ_ONCE(kb->session->ended),
+		  "tracer: record at %px (+%u) outside %px..%px: phys %u begin %llu old %llu cpu %u on %d ended %d\n",
+		  rec, size, data, end, slot->phys, slot->begin, slot->old, kb->cpu,
+		  smp_processor_id(), READ_ONCE(kb->session->ended));
+}
+
+/* And that no timer outlives its session's end. */
+static void tr_kbuf_check_tick(const struct tr_kbuf *kb)
+{
+	WARN_ONCE(READ_ONCE(kb->session->ended),
+		  "tracer: CPU %u's timer runs after its session ended\n", kb->cpu);
+}
+#else
+static inline void tr_kbuf_check_record(const struct tr_kbuf *kb,
+					const struct trb_slot *slot, u32 size)
+{
+}
+
+static inline void tr_kbuf_check_tick(const struct tr_kbuf *kb)
+{
+}
+#endif
+
 /* Write a record made of head and tail (tail may be empty). */
 static notrace int tr_kbuf_write(struct tr_kbuf *kb, u32 event_id,
 				 const void *head, u32 head_size,
@@ -72,6 +111,7 @@ static notrace int tr_kbuf_write(struct tr_kbuf *kb, u32 event_id,
 		err = trb_reserve(&kb->buf, &slot, event_id, size,
 				  (u64)current->tgid << 32 | current->pid);
 		if (!err) {
+			tr_kbuf_check_record(kb, &slot, size);
 			memcpy(trb_payload(&slot), head, head_size);
 			memcpy(trb_payload(&slot) + head_size, tail, tail_size);
 			trb_commit(&kb->buf, &slot);
@@ -188,6 +228,7 @@ static enum hrtimer_restart tr_kbuf_tick(struct hrtimer *timer)
 	/* Hotplug callbacks keep it there; elsewhere it would race the writers. */
 	if (WARN_ON_ONCE(smp_processor_id() != kb->cpu))
 		return HRTIMER_NORESTART;
+	tr_kbuf_check_tick(kb);
 	if (s->flush_on_tick)
 		tr_kbuf_flush_here(kb);
 	if (trb_subbuf_ready(&kb->buf))
