@@ -206,8 +206,10 @@ ASAN_TESTS   := tests/run-cli.t tests/run-report-hostile.t tests/run-filter.t te
 ASAN_REPORTS  = $(abspath $(ASAN_BUILD))/sanitizer-reports
 
 # The tests' workloads, counted system call by system call, are left plain:
-# LeakSanitizer makes its own at exit (getppid(), lseek()).
-$(ASAN_BUILD)/tests/helpers/getppid_n $(ASAN_BUILD)/tests/helpers/filter_load: \
+# LeakSanitizer makes its own at exit (getppid(), lseek()); and topcheck is
+# static, which the sanitizers' runtimes cannot be.
+$(ASAN_BUILD)/tests/helpers/getppid_n $(ASAN_BUILD)/tests/helpers/filter_load \
+$(ASAN_BUILD)/tests/helpers/topcheck: \
 	CFLAGS := $(filter-out -fsanitize=%,$(CFLAGS))
 
 .PHONY: asan
