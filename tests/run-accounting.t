@@ -110,7 +110,10 @@ interrupt_events=(irq:irq_handler_entry irq:irq_handler_exit irq:softirq_entry i
 	timer:hrtimer_expire_entry timer:hrtimer_expire_exit timer:hrtimer_start)
 
 # Records the interrupt events and SYSCALL_EVENTS while a workload of its
-# own name makes 300000 getppid() calls, beside an ftrace instance.  Sets
+# own name makes 300000 getppid() calls, beside an ftrace instance; both
+# keep only what comes while the workload is current (the recorder its
+# command's, not -a: another process's system calls beside it filled the
+# buffers and lost the workload's).  Sets
 # ours and theirs, the events of the workload between its first and last
 # getppid() in each trace (the event names that match OUR_MARKER and
 # FTRACE_MARKER), and skipped and lost, what the recorder says it lost.
@@ -118,7 +121,7 @@ record_beside_ftrace() { # record_beside_ftrace NAME SYSCALL_EVENTS OUR_MARKER F
 	local events=("${interrupt_events[@]}" "$2") task=tr-acct-$$
 	cp "$GETPPID" "$work/$task"
 	ftrace_start "$task" "${events[@]}" || return 1
-	"$TRACER" record -a $(printf -- '-e %s ' "${events[@]}") -o "$work/$1" \
+	"$TRACER" record $(printf -- '-e %s ' "${events[@]}") -o "$work/$1" \
 		-- "$work/$task" 300000 2>"$work/$1.log"
 	local status=$?
 	ftrace_stop "$work/$1.ftrace" || return 1
@@ -158,11 +161,13 @@ check "classic tracepoints: ftrace's events == tracer's records + counted losses
 # LOST line, and report --stats counts them in its lost total.  The
 # interrupts that arrive while raw_syscalls:sys_enter's program runs are
 # skipped; a recording is made again (5 times at most) until some were.
+# Of the command only, not -a: another process's system calls beside it
+# filled the buffers, and the skips' records were lost with the rest.
 skips_are_lost() {
 	local try skipped=0 stats lines
 	for try in 1 2 3 4 5; do
 		rm -rf "$work/skips"
-		"$TRACER" record -a $(printf -- '-e %s ' "${interrupt_events[@]}") -e raw_syscalls:sys_enter \
+		"$TRACER" record $(printf -- '-e %s ' "${interrupt_events[@]}") -e raw_syscalls:sys_enter \
 			-o "$work/skips" -- "$GETPPID" 300000 2>"$work/skips.log" || { diag "$work/skips.log"; return 1; }
 		skipped=$(grep -o 'lost: [0-9]* skipped' "$work/skips.log" | grep -o '[0-9]*')
 		[ "${skipped:-0}" -gt 0 ] && break

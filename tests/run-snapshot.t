@@ -12,9 +12,16 @@ TEST_NAME=snapshot
 require_root "recording with BPF needs root here"
 keep_tracefs_as_found
 
+# The workload runs under a name of this test's own (WORKER), and the
+# filter keeps only its calls: a system-wide recorder sees every close()
+# on the machine, and another test's getppid_n seq beside this one makes
+# the same numbered calls.
+WORKER=snap$$
+cp "$GETPPID" "$work/$WORKER" || exit 1
+
 # 64 KiB per CPU: about 1500 of these records, so the workloads overflow it.
 FLIGHT=(--flight-recorder --buffer-size 64K --subbuf-size 4K
-	-e syscalls:sys_enter_close --filter 'fd >= 100000 && fd < 110000')
+	-e syscalls:sys_enter_close --filter "fd >= 100000 && fd < 110000 && comm == \"$WORKER\"")
 
 # The fds a snapshot's close() calls carry, in the order report prints them.
 fds_of() { # fds_of SNAPSHOT
@@ -60,11 +67,11 @@ by_signal_and_at_the_end() {
 	"$TRACER" record -a -o "$work/fr" "${FLIGHT[@]}" 2>"$log" &
 	recorder=$!
 	wait_until 60 grep -q '^tracer record: recording' "$log" || { diag "$log"; return 1; }
-	taskset -c 0 "$GETPPID" 5000 0 / seq
+	taskset -c 0 "$work/$WORKER" 5000 0 / seq
 	[ ! -e "$work/fr/snapshot-1" ] || { echo "# a snapshot before it was asked for"; return 1; }
 	kill -USR2 "$recorder"
 	wait_until 60 grep -q '^tracer record: snapshot 1: ' "$log" || { diag "$log"; return 1; }
-	taskset -c 0 "$GETPPID" 3000 0 / seq
+	taskset -c 0 "$work/$WORKER" 3000 0 / seq
 	kill -INT "$recorder"
 	wait "$recorder" || { diag "$log"; return 1; }
 	grep -q '^tracer record: 2 snapshots, ' "$log" || { diag "$log"; return 1; }
@@ -79,7 +86,7 @@ check "flight recorder: SIGUSR2 and the end each write the newest calls, contigu
 
 with_a_command() {
 	local log=$work/cmd.log
-	"$TRACER" record -o "$work/cmd" "${FLIGHT[@]}" -- taskset -c 0 "$GETPPID" 5000 0 / seq 2>"$log" ||
+	"$TRACER" record -o "$work/cmd" "${FLIGHT[@]}" -- taskset -c 0 "$work/$WORKER" 5000 0 / seq 2>"$log" ||
 		{ diag "$log"; return 1; }
 	[ "$(ls "$work/cmd")" = snapshot-1 ] || { ls "$work/cmd" | diag; return 1; }
 	newest_contiguous "$work/cmd/snapshot-1" 104999 1000
@@ -96,7 +103,7 @@ by_command_of_one_session() {
 	wait_until 60 grep -q '^tracer record: recording' "$work/a.log" &&
 		wait_until 60 grep -q '^tracer record: recording' "$work/b.log" ||
 		{ diag "$work/a.log" "$work/b.log"; return 1; }
-	taskset -c 0 "$GETPPID" 5000 0 / seq
+	taskset -c 0 "$work/$WORKER" 5000 0 / seq
 	out=$("$TRACER" snapshot -o "$work/a") || { echo "# $out"; return 1; }
 	[[ $out == "snapshot 1: "*" events in $work/a/snapshot-1" ]] || { echo "# $out"; return 1; }
 	[ ! -e "$work/b/snapshot-1" ] || { echo "# the other session took a snapshot"; return 1; }
@@ -140,7 +147,7 @@ by_trigger() {
 	local log=$work/trig.log total
 	"$TRACER" record -o "$work/trig" "${FLIGHT[@]}" \
 		--snapshot-on 'syscalls:sys_enter_close:fd == 104999' \
-		-- taskset -c 0 sh -c "$GETPPID 5000 0 / seq; $GETPPID 3000 0 / seq" 2>"$log" ||
+		-- taskset -c 0 sh -c "$work/$WORKER 5000 0 / seq; $work/$WORKER 3000 0 / seq" 2>"$log" ||
 		{ diag "$log"; return 1; }
 	grep -q '^tracer record: syscalls:sys_enter_close fired: snapshot 1: ' "$log" &&
 		grep -q '^tracer record: 2 snapshots, ' "$log" || { diag "$log"; return 1; }
@@ -159,7 +166,7 @@ trigger_at_the_end() {
 		rm -rf "$work/trig-end"
 		"$TRACER" record -o "$work/trig-end" "${FLIGHT[@]}" \
 			--snapshot-on 'syscalls:sys_enter_close:fd == 102999' \
-			-- taskset -c 0 "$GETPPID" 3000 0 / seq 2>"$log" || { diag "$log"; return 1; }
+			-- taskset -c 0 "$work/$WORKER" 3000 0 / seq 2>"$log" || { diag "$log"; return 1; }
 		grep -q '^tracer record: syscalls:sys_enter_close fired: snapshot 1: ' "$log" &&
 			grep -q '^tracer record: 2 snapshots, ' "$log" || { diag "$log"; return 1; }
 		newest_contiguous "$work/trig-end/snapshot-1" 102999 1000 || return 1

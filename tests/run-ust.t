@@ -7,6 +7,15 @@
 # program built against the library through its pkg-config file; and
 # tracer record merging a program's events with the kernel's.
 set -u
+# Every program of the library hands its buffers to the recorder that
+# listens on the registry's abstract address (user/layout/handoff.h), and
+# this test's -a and -p recorders listen there: as root it runs in a
+# network namespace of its own (abstract addresses are a namespace's), so
+# another test's recorder takes none of its programs, nor its recorders
+# another test's.
+if [ "$(id -u)" = 0 ] && [ -z "${RUN_UST_OWN_NETNS:-}" ]; then
+	RUN_UST_OWN_NETNS=1 exec unshare -n "$0" "$@"
+fi
 TEST_NAME=ust
 . "$(dirname "$0")/lib.sh"
 HANOI=$BUILD/examples/hanoi
