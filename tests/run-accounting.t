@@ -111,9 +111,10 @@ interrupt_events=(irq:irq_handler_entry irq:irq_handler_exit irq:softirq_entry i
 
 # Records the interrupt events and SYSCALL_EVENTS while a workload of its
 # own name makes 300000 getppid() calls, beside an ftrace instance; both
-# keep only what comes while the workload is current (the recorder its
-# command's, not -a: another process's system calls beside it filled the
-# buffers and lost the workload's).  Sets
+# keep only what comes while a task of that name is current (the
+# recorder by --comm, so the trace is the workload's but for the task
+# records: another process's system calls beside it filled the buffers
+# and lost the workload's).  Sets
 # ours and theirs, the events of the workload between its first and last
 # getppid() in each trace (the event names that match OUR_MARKER and
 # FTRACE_MARKER), and skipped and lost, what the recorder says it lost.
@@ -121,12 +122,12 @@ record_beside_ftrace() { # record_beside_ftrace NAME SYSCALL_EVENTS OUR_MARKER F
 	local events=("${interrupt_events[@]}" "$2") task=tr-acct-$$
 	cp "$GETPPID" "$work/$task"
 	ftrace_start "$task" "${events[@]}" || return 1
-	"$TRACER" record $(printf -- '-e %s ' "${events[@]}") -o "$work/$1" \
+	"$TRACER" record -a --comm "$task" $(printf -- '-e %s ' "${events[@]}") -o "$work/$1" \
 		-- "$work/$task" 300000 2>"$work/$1.log"
 	local status=$?
 	ftrace_stop "$work/$1.ftrace" || return 1
 	[ "$status" = 0 ] || { diag "$work/$1.log"; return 1; }
-	"$TRACER" report "$work/$1" | grep "^ *$task " >"$work/$1.txt" || return 1
+	"$TRACER" report "$work/$1" >"$work/$1.txt" || return 1
 	grep "^ *$task-[0-9]* " "$work/$1.ftrace" >"$work/$1.ftrace-task"	# (filtered already)
 	read -r ours theirs markers < <(interrupt_events_in_window "$work/$1.txt" "$work/$1.ftrace-task" "$3" "$4")
 	skipped=$(grep -o 'lost: [0-9]* skipped' "$work/$1.log" | grep -o '[0-9]*')
