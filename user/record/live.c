@@ -196,6 +196,13 @@ static void live_round(struct session *s, __u64 now, int last)
 						     now - 2 * s->o->flush_ms * 1000000ull;
 		reached = closed > WRITER_SLACK ? closed - WRITER_SLACK : 0;
 	}
+	if (!s->live_status_told) {
+		/* a status (the backend's name) before the first item: top's
+		 * first interval may close among the items, and shows it */
+		live_counts(s, &counts);
+		sink->round(sink->data, 0, &counts);
+		s->live_status_told = 1;
+	}
 	tr_trace_set_horizon(s->live, reached);
 	tr_trace_each(s->live, sink->item, sink->data);
 	live_counts(s, &counts);

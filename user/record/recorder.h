@@ -36,6 +36,10 @@ struct tr_live_status {
  */
 struct tr_live_sink {
 	void (*item)(void *data, const struct tr_item *item);
+	/*
+	 * After the items up to reached (~0: the end); the first call, with
+	 * reached 0, comes before any item, so that status is known from the start.
+	 */
 	void (*round)(void *data, __u64 reached, const struct tr_live_status *status);
 	void *data;
 	int stop_fd;

@@ -130,6 +130,7 @@ struct session {
 	int *stream_fd;			/* [channel * ncpu + cpu], as the buffers */
 	struct tr_trace *live;		/* tracer top's reader, or NULL */
 	__u64 live_unfed;		/* packets it had no memory for */
+	int live_status_told;		/* the sink has had a status, before any item */
 	struct rec_live_stream *live_streams;	/* ... and by buffer, how far it is fed */
 	struct rec_relay *relay;	/* --relay: lttng-relayd, or NULL */
 	int relay_failed;		/* -errno that ended the streaming, or 0 */
