@@ -299,7 +299,7 @@ static int read_classes(struct tr_trace *t, const char *dir, char *why, size_t w
 	int fd;
 
 	t->meta_fd = open_meta_dir(t->dir_fd);
-	fd = t->meta_fd < 0 ? t->meta_fd : trace_open_regular(t->meta_fd, "events", &st);
+	fd = t->meta_fd < 0 ? t->meta_fd : trace_open_regular(t->meta_fd, TR_TRACE_FORMATS, &st);
 	if (fd == -ENOENT && !faccessat(t->dir_fd, "snapshot-1", F_OK, AT_SYMLINK_NOFOLLOW)) {
 		snprintf(why, whylen, "%s holds a flight recorder's snapshots, each a trace: %s/snapshot-1, ...",
 			 dir, dir);
