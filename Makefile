@@ -54,7 +54,13 @@ BENCH_ARGS ?=
 
 TRACER := $(BUILD)/tracer
 
-.PHONY: all check vm-check bench fuzz deps vmlinux clean layers man
+# The version, from one place (VERSION): tracer --version, the man pages,
+# the trace's env, libtracer-ust's file name and soname (its major), its
+# pkg-config file and the Debian packages (debian/changelog must agree).
+VERSION      := $(shell cat VERSION)
+UST_SOMAJOR  := $(firstword $(subst ., ,$(VERSION)))
+
+.PHONY: all check vm-check bench fuzz deps vmlinux clean layers man install uninstall
 all: $(LIB) $(BPF_SKELS) $(TRACER) $(UST_LIBS) $(EXAMPLE_BINS) $(BUILD)/man/tracer.1
 
 # Skeletons are what the C side includes; the objects need not be rebuilt.
@@ -65,7 +71,7 @@ all: $(LIB) $(BPF_SKELS) $(TRACER) $(UST_LIBS) $(EXAMPLE_BINS) $(BUILD)/man/trac
 # dependency files read are those of today's targets (the end of this file),
 # so one left by a source since moved names nothing that is gone.
 DEPFLAGS := -MMD -MP
-GEN_HEADERS := $(BPF_SKELS) $(BUILD)/gen/syscall_numbers.h
+GEN_HEADERS := $(BPF_SKELS) $(BUILD)/gen/syscall_numbers.h $(BUILD)/gen/tracer/version.h
 
 # The command: cli/, a file per command, over the library.
 CLI_SRCS := $(wildcard cli/*.c)
@@ -73,19 +79,26 @@ CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/%.o)
 $(TRACER): $(CLI_OBJS) $(LIB)
 	$(CC) $(CFLAGS) -o $@ $(CLI_OBJS) $(LIB) $(LDLIBS)
 
-# The man pages, tracer.1 and tracer-COMMAND.1, made from the commands'
-# option tables (cli/man/man_pages.c, over cli/ but for main), dated by
-# the last commit.
+# The man pages, tracer.1 and tracer-COMMAND.1, and the bash completion,
+# made from the commands' option tables (cli/man/man_pages.c and
+# cli/completion/completion_data.c, over cli/ but for main); the pages
+# are dated by the last commit.
+CLI_TABLE_OBJS := $(filter-out $(BUILD)/cli/tracer.o,$(CLI_OBJS))
 MAN_GEN   := $(BUILD)/cli/man/man_pages
-MAN_OBJS  := $(filter-out $(BUILD)/cli/tracer.o,$(CLI_OBJS))
 MAN_DATE  := $(shell git log -1 --format=%cs 2>/dev/null || date +%F)
 man: $(BUILD)/man/tracer.1
 $(BUILD)/man/tracer.1: $(MAN_GEN)
 	@mkdir -p $(@D)
 	$(MAN_GEN) $(@D) $(MAN_DATE)
-$(MAN_GEN): cli/man/man_pages.c $(MAN_OBJS) $(LIB) | $(GEN_HEADERS)
+COMPLETION_GEN := $(BUILD)/cli/completion/completion_data
+COMPLETION     := $(BUILD)/completion/tracer
+all: $(COMPLETION)
+$(COMPLETION): cli/completion/tracer.bash $(COMPLETION_GEN)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(DEPFLAGS) -o $@ $< $(MAN_OBJS) $(LIB) $(LDLIBS)
+	{ $(COMPLETION_GEN) && cat $<; } >$@.tmp && mv $@.tmp $@
+$(MAN_GEN) $(COMPLETION_GEN): $(BUILD)/cli/%: cli/%.c $(CLI_TABLE_OBJS) $(LIB) | $(GEN_HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(DEPFLAGS) -o $@ $< $(CLI_TABLE_OBJS) $(LIB) $(LDLIBS)
 
 $(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h include/tracer/*.h) vmlinux/x86/vmlinux.h
 	@mkdir -p $(@D)
@@ -98,6 +111,13 @@ $(BUILD)/%.o: %.c | $(GEN_HEADERS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
+$(BUILD)/gen/tracer/version.h: VERSION
+	@mkdir -p $(@D)
+	@echo '$(VERSION)' | grep -qxE '[0-9]+\.[0-9]+\.[0-9]+' || \
+		{ echo 'VERSION: "$(VERSION)" is not MAJOR.MINOR.PATCH' >&2; exit 1; }
+	printf '#define TRACER_VERSION "%s"\n#define TRACER_VERSION_MAJOR %s\n#define TRACER_VERSION_MINOR %s\n#define TRACER_VERSION_PATCH %s\n' \
+		$(VERSION) $(subst ., ,$(VERSION)) >$@
+
 # System call numbers by name, from the installed kernel headers.
 SYSCALL_HEADER := /usr/include/x86_64-linux-gnu/asm/unistd_64.h
 $(BUILD)/gen/syscall_numbers.h: $(SYSCALL_HEADER)
@@ -107,21 +127,31 @@ $(BUILD)/gen/syscall_numbers.h: $(SYSCALL_HEADER)
 $(LIB): $(LIB_OBJS)
 	$(AR) rcs $@ $^
 
-$(BUILD)/pic/%.o: %.c
+$(BUILD)/pic/%.o: %.c | $(BUILD)/gen/tracer/version.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(DEPFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
 
-$(BUILD)/libtracer-ust.so: $(UST_OBJS)
-	$(CC) $(CFLAGS) -shared -Wl,-soname,libtracer-ust.so -o $@ $^ -lpthread
+# The library's file carries the version, its soname the major, and the
+# development name links to it (ldconfig's and Debian's scheme).
+UST_SONAME := libtracer-ust.so.$(UST_SOMAJOR)
+$(BUILD)/libtracer-ust.so.$(VERSION): $(UST_OBJS)
+	$(CC) $(CFLAGS) -shared -Wl,-soname,$(UST_SONAME) -o $@ $^ -lpthread
+$(BUILD)/libtracer-ust.so: $(BUILD)/libtracer-ust.so.$(VERSION)
+	ln -sf $(<F) $(BUILD)/$(UST_SONAME)
+	ln -sf $(<F) $@
 
 $(BUILD)/libtracer-ust.a: $(UST_OBJS)
 	$(AR) rcs $@ $^
 
+# pkg-config's file, for a prefix (1), headers (2) and libraries (3).
+define ust_pc
+printf 'prefix=%s\nincludedir=%s\nlibdir=%s\n\nName: tracer-ust\nDescription: %s\nVersion: %s\nCflags: -I$${includedir}\nLibs: -L$${libdir} -ltracer-ust\nLibs.private: -lpthread\n' \
+	'$(1)' '$(2)' '$(3)' 'user-space tracing into tracer buffers' '$(VERSION)'
+endef
 # For programs built against this tree: PKG_CONFIG_PATH=$(BUILD) pkg-config --cflags --libs tracer-ust
-$(BUILD)/tracer-ust.pc: Makefile
+$(BUILD)/tracer-ust.pc: Makefile VERSION
 	@mkdir -p $(@D)
-	printf 'prefix=%s\nincludedir=$${prefix}/include\nlibdir=%s\n\nName: tracer-ust\nDescription: %s\nVersion: 0.1\nCflags: -I$${includedir}\nLibs: -L$${libdir} -ltracer-ust\nLibs.private: -lpthread\n' \
-		'$(CURDIR)' '$(abspath $(BUILD))' 'user-space tracing into tracer buffers' >$@
+	$(call ust_pc,$(CURDIR),$${prefix}/include,$(abspath $(BUILD))) >$@
 
 # Examples link the shared library, found where it was built.
 $(BUILD)/examples/%: examples/%.c $(BUILD)/libtracer-ust.so
@@ -190,7 +220,7 @@ $(BUILD)/fuzz/report_fuzz: $(REPORT_FUZZ_SRCS)
 $(BUILD)/fuzz/format_fuzz: $(FORMAT_FUZZ_SRCS)
 $(BUILD)/fuzz/filter_fuzz: $(FILTER_FUZZ_SRCS)
 # (one compile of many files, so no -MMD: every header counts)
-$(FUZZ_BINS): $(wildcard include/tracer/*.h user/*/*.h tests/format/*.h) | $(BUILD)/gen/syscall_numbers.h
+$(FUZZ_BINS): $(wildcard include/tracer/*.h user/*/*.h tests/format/*.h) | $(BUILD)/gen/syscall_numbers.h $(BUILD)/gen/tracer/version.h
 	@mkdir -p $(@D)
 	clang $(FUZZ_CFLAGS) -o $@ $(filter %.c,$^) $(FUZZ_LIBS)
 
@@ -262,8 +292,47 @@ vmlinux:
 clean:
 	rm -rf $(BUILD)
 
+# make install [PREFIX=/usr/local] [DESTDIR=]: the command, libtracer-ust
+# (shared, with its soname's link and the development link; static; its
+# header; its pkg-config file, holding PREFIX), the man pages, the bash
+# completion and the example.  make uninstall removes exactly that (the
+# commands' pages by their names, tracer-*.1).
+PREFIX      ?= /usr/local
+BINDIR      ?= $(PREFIX)/bin
+LIBDIR      ?= $(PREFIX)/lib
+INCLUDEDIR  ?= $(PREFIX)/include
+MANDIR      ?= $(PREFIX)/share/man
+DOCDIR      ?= $(PREFIX)/share/doc/tracer
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+# The pages written by hand: the library's API (3), the trace and its losses (7).
+MAN_WRITTEN := $(wildcard cli/man/*.3 cli/man/*.7)
+INSTALLED   := $(BINDIR)/tracer $(LIBDIR)/libtracer-ust.so.$(VERSION) $(LIBDIR)/$(UST_SONAME) \
+	       $(LIBDIR)/libtracer-ust.so $(LIBDIR)/libtracer-ust.a $(INCLUDEDIR)/tracer/ust.h \
+	       $(LIBDIR)/pkgconfig/tracer-ust.pc $(BASHCOMPDIR)/tracer \
+	       $(foreach page,$(MAN_WRITTEN),$(MANDIR)/man$(subst .,,$(suffix $(page)))/$(notdir $(page))) \
+	       $(MANDIR)/man1/tracer.1 $(MANDIR)/man1/tracer-*.1 \
+	       $(patsubst %,$(DOCDIR)/%,$(wildcard examples/*.c))
+
+install: all
+	install -d $(addprefix $(DESTDIR),$(BINDIR) $(LIBDIR)/pkgconfig $(INCLUDEDIR)/tracer \
+		$(MANDIR)/man1 $(MANDIR)/man3 $(MANDIR)/man7 $(BASHCOMPDIR) $(DOCDIR)/examples)
+	install -m 755 $(TRACER) $(DESTDIR)$(BINDIR)/tracer
+	install -m 644 $(BUILD)/libtracer-ust.so.$(VERSION) $(BUILD)/libtracer-ust.a $(DESTDIR)$(LIBDIR)/
+	ln -sfn libtracer-ust.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(UST_SONAME)
+	ln -sfn $(UST_SONAME) $(DESTDIR)$(LIBDIR)/libtracer-ust.so
+	install -m 644 include/tracer/ust.h $(DESTDIR)$(INCLUDEDIR)/tracer/
+	$(call ust_pc,$(PREFIX),$(INCLUDEDIR),$(LIBDIR)) >$(DESTDIR)$(LIBDIR)/pkgconfig/tracer-ust.pc
+	install -m 644 $(BUILD)/man/*.1 $(DESTDIR)$(MANDIR)/man1/
+	$(foreach page,$(MAN_WRITTEN),install -m 644 $(page) $(DESTDIR)$(MANDIR)/man$(subst .,,$(suffix $(page)))/;)
+	install -m 644 $(COMPLETION) $(DESTDIR)$(BASHCOMPDIR)/tracer
+	install -m 644 examples/*.c $(DESTDIR)$(DOCDIR)/examples/
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	-rmdir $(addprefix $(DESTDIR),$(INCLUDEDIR)/tracer $(DOCDIR)/examples $(DOCDIR)) 2>/dev/null
+
 # What each compile wrote with -MMD: an object's beside it, a program
 # compiled from one source beside the program.
 -include $(patsubst %.o,%.d,$(LIB_OBJS) $(CLI_OBJS) $(UST_OBJS) $(TRACEPOINT_BENCH_OBJS)) \
-	 $(addsuffix .d,$(TEST_BINS) $(HELPER_BINS) $(EXAMPLE_BINS) \
+	 $(addsuffix .d,$(TEST_BINS) $(HELPER_BINS) $(EXAMPLE_BINS) $(MAN_GEN) $(COMPLETION_GEN) \
 	 $(filter-out $(BUILD)/bench/tracepoint_bench,$(BENCH_BINS)))

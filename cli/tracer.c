@@ -7,10 +7,9 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <tracer/version.h>
 
 #include "commands.h"
-
-#define TRACER_VERSION		"0.1"
 
 /* tracer --help: the commands, each with its summary. */
 static void usage(FILE *out)

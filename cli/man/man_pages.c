@@ -12,10 +12,11 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <tracer/version.h>
 
 #include "../commands.h"
 
-#define VERSION_SOURCE	"tracer 0.1"
+#define VERSION_SOURCE	"tracer " TRACER_VERSION
 #define MANUAL		"tracer manual"
 
 /* What each page's SEE ALSO ends with: the tools tracer stands beside. */

@@ -6,6 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <tracer/layout.h>
+#include <tracer/version.h>
 
 #include "layout/ctf.h"
 
@@ -220,10 +221,12 @@ int tr_ctf_write_metadata(FILE *out, const struct tr_ctf_trace *trace)
 	fputs("\";\n", out);
 	fputs(metadata_trace, out);
 	fprintf(out, "env {\n\thostname = \"%s\";\n\tdomain = \"%s\";\n"
-		"\ttracer_name = \"tracer\";\n\ttracer_backend = \"%s\";\n"
+		"\ttracer_name = \"tracer\";\n\ttracer_major = %d;\n\ttracer_minor = %d;\n"
+		"\ttracer_patchlevel = %d;\n\ttracer_backend = \"%s\";\n"
 		"\ttracer_clock = \"%s\";\n\ttracer_common_context = \"%s\";\n"
 		"\tlayout_version = %d;\n",
-		trace->hostname, ust ? "ust" : "kernel", trace->backend, trace->clock,
+		trace->hostname, ust ? "ust" : "kernel", TRACER_VERSION_MAJOR, TRACER_VERSION_MINOR,
+		TRACER_VERSION_PATCH, trace->backend, trace->clock,
 		trace->context ? trace->context : "unknown", TR_LAYOUT_VERSION);
 	for (i = 0; i < trace->nchannels; i++)
 		write_channel_env(out, &trace->channels[i], ust ? "thread" : "CPU");
