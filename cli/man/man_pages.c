@@ -19,7 +19,12 @@
 #define VERSION_SOURCE	"tracer " TRACER_VERSION
 #define MANUAL		"tracer manual"
 
-/* What each page's SEE ALSO ends with: the tools tracer stands beside. */
+/*
+ * What each page's SEE ALSO ends with: the pages written by hand
+ * (cli/man/: the trace, its losses, the library), then the tools tracer
+ * stands beside.
+ */
+#define WRITTEN		"\\fBtracer\\-format\\fR(7), \\fBtracer\\-losses\\fR(7), \\fBtracer\\-ust\\fR(3), "
 #define PEERS		"\\fBperf\\-record\\fR(1), \\fBlttng\\fR(1), \\fBbabeltrace2\\fR(1)"
 
 /* The bytes c takes in roff: a backslash and a minus are escaped. */
@@ -182,7 +187,7 @@ static void see_also(FILE *out, const struct cli_command *skip)
 	for (cmd = cli_commands; *cmd; cmd++)
 		if (*cmd != skip)
 			fprintf(out, "\\fBtracer\\-%s\\fR(1), ", (*cmd)->name);
-	fputs(PEERS "\n", out);
+	fputs(WRITTEN PEERS "\n", out);
 }
 
 /* The files most commands read or write. */
