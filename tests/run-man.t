@@ -53,7 +53,7 @@ done
 check "a page for each command, and tracer.1" \
 	eval '[ "${#pages[@]}" = $(($(cut -d" " -f1 "$work/options" | uniq | wc -l) + 1)) ]'
 
-# The tracer pages the SEE ALSOs name (\\fBNAME\\fR(N), or .BR NAME (N)), as NAME.N.
+# The tracer pages the SEE ALSOs name (\fBNAME\fR(N), or .BR NAME (N)), as NAME.N.
 named_pages() {
 	sed -n '/^\.SH SEE ALSO/,/^\.SH/p' "$@" | grep -oE 'tracer(\\-[a-z]+)?(\\fR| )\([0-9]\)' |
 		sed -E 's/\\-/-/; s/(\\fR| )\(([0-9])\)/.\2/' | sort -u
