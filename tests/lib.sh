@@ -99,7 +99,9 @@ wait_attached() { # wait_attached PID
 }
 
 # Waits until a recorder without a command says it records (LOG: its
-# stderr), for as long as it lives.
+# stderr), for as long as it lives.  LOG must be new: the shell empties
+# a reused one only once the recorder's process runs, so an earlier
+# recorder's line there would pass for this one's.
 wait_recording() { # wait_recording PID LOG
 	while kill -0 "$1" 2>/dev/null; do
 		grep -qs '^tracer record: recording ' "$2" && return 0

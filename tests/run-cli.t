@@ -154,7 +154,7 @@ check "a command killed by SIGKILL: exit 137" exit_status 137 'kill -KILL $$'
 # event attached (its first link comes before the state dump and the event's
 # own, so a call made once a link exists may be missed).
 start_recorder() {
-	rm -rf "$out"
+	rm -rf "$out" "$work/recorder.log"
 	"$TRACER" record -a -e syscalls:sys_enter_getppid -o "$out" 2>"$work/recorder.log" &
 	recorder=$!
 	wait_recording "$recorder" "$work/recorder.log" || { kill "$recorder"; wait "$recorder"; return 1; }
