@@ -161,12 +161,11 @@ struct {
 	__uint(max_entries, NR_SCRATCH);
 } tr_scratch SEC(".maps");
 
-static __always_inline bool comm_wanted(void)
+/* Whether comm, a task's name (up to 16 bytes, NUL-ended), is --comm's. */
+static __always_inline bool comm_is_wanted(const char *comm)
 {
-	char comm[16];
 	int i;
 
-	bpf_get_current_comm(comm, sizeof(comm));
 	for (i = 0; i < 16; i++) {
 		if (comm[i] != tr_comm[i])
 			return false;
@@ -176,20 +175,31 @@ static __always_inline bool comm_wanted(void)
 	return true;
 }
 
-/* Whether the running task's records are recorded (self: the recorder's too). */
-static __always_inline bool wanted_from(bool self)
+/* Whether the running task's records pass -p, the command's tree and -C. */
+static __always_inline bool task_and_cpu_wanted(void)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 	__u32 cpu = bpf_get_smp_processor_id();
 	__u8 *set;
 
-	if (tgid == tr_self_tgid)
-		return self;
 	if (tr_filter_pids && !bpf_map_lookup_elem(&tr_pids, &tgid))
 		return false;
-	if (tr_filter_cpus && (!(set = bpf_map_lookup_elem(&tr_cpus, &cpu)) || !*set))
+	return !tr_filter_cpus || ((set = bpf_map_lookup_elem(&tr_cpus, &cpu)) && *set);
+}
+
+/* Whether the running task's records are recorded (self: the recorder's too). */
+static __always_inline bool wanted_from(bool self)
+{
+	char comm[16];
+
+	if (bpf_get_current_pid_tgid() >> 32 == tr_self_tgid)
+		return self;
+	if (!task_and_cpu_wanted())
 		return false;
-	return !tr_filter_comm || comm_wanted();
+	if (!tr_filter_comm)
+		return true;
+	bpf_get_current_comm(comm, sizeof(comm));
+	return comm_is_wanted(comm);
 }
 
 static __always_inline bool wanted(void)
@@ -1190,13 +1200,17 @@ int tr_task_dump(struct bpf_iter__task *ctx)
 	return 0;
 }
 
-/* What a recording's own events would keep: a recorded task's new or renamed tasks. */
-static __always_inline bool task_change_wanted(void)
+/* Counts a task record to be made; whether it may be written now. */
+static __always_inline bool task_record_counted(void)
 {
-	if (tr_stopped || !wanted())
-		return false;
 	__sync_fetch_and_add(&tr_task_records, 1);
 	return !frozen();
+}
+
+/* What a recording's own events would keep: a recorded task's new tasks. */
+static __always_inline bool task_change_wanted(void)
+{
+	return !tr_stopped && wanted() && task_record_counted();
 }
 
 SEC("tp_btf/task_newtask")
@@ -1207,10 +1221,27 @@ int BPF_PROG(tr_task_new, struct task_struct *task, unsigned long clone_flags)
 	return 0;
 }
 
+/*
+ * A recorded task's new name, and with --comm a task's that takes its
+ * name: the tracepoint fires before the name changes (an exec's too),
+ * so the old name alone would leave out the task entering the filter,
+ * and report would name its records by its old name.
+ */
 SEC("tp_btf/task_rename")
 int BPF_PROG(tr_task_rename, struct task_struct *task, const char *comm)
 {
-	if (task_change_wanted())
+	char new_comm[16];
+
+	if (tr_stopped || bpf_get_current_pid_tgid() >> 32 == tr_self_tgid)
+		return 0;
+	if (!wanted()) {
+		if (!tr_filter_comm || !task_and_cpu_wanted())
+			return 0;
+		bpf_probe_read_kernel_str(new_comm, sizeof(new_comm), comm);
+		if (!comm_is_wanted(new_comm))
+			return 0;
+	}
+	if (task_record_counted())
 		write_task_state(task, comm, TR_TASK_COMM);
 	return 0;
 }

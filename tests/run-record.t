@@ -213,9 +213,13 @@ cpu_and_comm_filters() {
 	cp "$GETPPID" "$work/other_name"
 	"$TRACER" record --comm getppid_n -e syscalls:sys_enter_getppid -o "$work/comm" -- \
 		sh -c "$GETPPID 70; $work/other_name 30" 2>/dev/null || return 1
-	[ "$("$TRACER" report "$work/comm" | wc -l)" = 70 ]
+	"$TRACER" report "$work/comm" >"$work/comm.report" &&
+	[ "$(wc -l <"$work/comm.report")" = 70 ] &&
+	[ "$(awk '{ print $1 }' "$work/comm.report" | sort -u)" = getppid_n ] ||
+		{ echo "# --comm: $(wc -l <"$work/comm.report") events, tasks named: $(awk '{ print $1 }' "$work/comm.report" | sort -u | tr '\n' ' ')"; false; }
 }
-check "-C records only the listed CPUs; --comm only that command name" cpu_and_comm_filters
+check "-C records only the listed CPUs; --comm only that command name, and names it (the exec's rename recorded)" \
+	cpu_and_comm_filters
 
 # --- a full disk -------------------------------------------------------------------
 
