@@ -251,6 +251,39 @@ if [ "$(id -u)" = 0 ]; then
 	}
 	check "record -a: a short program started during the recording, not by it, is read whole" registry
 
+	# Two recorders of one running program (-p both): each buffer is read
+	# by one recorder only, the first to find it; the second leaves it to
+	# the first and says so, though it scans the program all through its
+	# second.  Two readers would take sub-buffers from each other: both
+	# traces would hold some of its ticks, neither all.  A recorder takes
+	# the buffers of the programs already running before it says it records.
+	two_recorders() {
+		local pid first ticks
+		rm -rf "$work/first" "$work/second"
+		"$USTCHECK" ticks 100000 10 2>/dev/null &
+		pid=$!
+		wait_until 30 eval "ls -l /proc/$pid/fd 2>/dev/null | grep -q 'memfd:tracer-ust '" ||
+			{ kill "$pid"; wait "$pid"; echo "# no buffer in 30 s"; return 1; }
+		"$TRACER" record -e 'ust:ust:tick' -p "$pid" -o "$work/first" 2>"$work/first.err" &
+		first=$!
+		wait_recording "$first" "$work/first.err" &&
+			"$TRACER" record -e 'ust:ust:tick' -p "$pid" --duration 1 -o "$work/second" \
+				2>"$work/second.err"
+		kill -INT "$first"
+		wait "$first"
+		kill "$pid"
+		wait "$pid" 2>/dev/null
+		"$TRACER" report "$work/first" | grep -o ' ust:tick: i=[0-9]*$' | cut -d= -f2 >"$work/ticks"
+		ticks=$(wc -l <"$work/ticks")
+		[ "$ticks" -ge 100 ] &&
+			[ $(($(tail -n 1 "$work/ticks") - $(head -n 1 "$work/ticks") + 1)) = "$ticks" ] &&
+			[ "$("$TRACER" report "$work/second" | grep -c ' ust:tick: ')" = 0 ] &&
+			grep -q '^  user space: 1 buffers left to the recorder that was reading them' "$work/second.err" ||
+			{ echo "# first: $ticks ticks; second: $("$TRACER" report "$work/second" | grep -c ' ust:tick: ')"
+			  diag "$work/first.err" "$work/second.err"; return 1; }
+	}
+	check "record -p twice: each buffer read by one recorder, the first; the second says it left it" two_recorders
+
 	# A program started before the recorder is found by -p, every tick from when it is.
 	found_by_pid() {
 		"$USTCHECK" ticks 300 10 2>/dev/null &

@@ -151,7 +151,13 @@ struct tr_buf_ctl {
 	/* Reader side. */
 	__u64 consumed;			/* bytes consumed, free-running */
 	__u64 reader_sbid;		/* the reader's spare or held sub-buffer */
-	__u8 pad3[TR_CACHELINE - 16];
+	/*
+	 * Who consumes a buffer another process made (libtracer-ust's): 0,
+	 * or the one recorder that took it (user/record/ust_buffers.c).  Two
+	 * consumers' gets and puts would take sub-buffers from each other.
+	 */
+	__u64 reader_claim;
+	__u8 pad3[TR_CACHELINE - 24];
 
 	__u64 sbid[TR_MAX_SUBBUFS];
 	struct tr_commit_counters commit[TR_MAX_SUBBUFS];

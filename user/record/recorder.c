@@ -397,15 +397,20 @@ static int start_recording(struct session *s)
 	if (err)
 		return err;
 	release_command(s);
+	s->recording = 1;
 	if (s->child) {
 		s->child_fd = pidfd_open(s->child, 0);
 		if (s->child_fd >= 0)
 			tr_waiter_watch(&s->waiter, s->child_fd, EPOLLIN);
 	} else if (!s->live) {
-		/* Without a command, say when recording starts (scripts wait for it). */
+		/*
+		 * Without a command, say when recording starts (scripts wait
+		 * for it), once the libtracer-ust programs already running in
+		 * its scope are found and their buffers taken.
+		 */
+		rec_ust_consume(s);
 		rec_say("recording %u tracepoints; Ctrl-C stops", s->nattached);
 	}
-	s->recording = 1;
 	return 1;
 }
 

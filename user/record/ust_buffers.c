@@ -23,7 +23,13 @@
  * mapping to kill us with SIGBUS.
  *
  * Reading them.  Each buffer is mapped and read with the protocol's get
- * and put, as the kernel's are (ringbuf.h).  Only a buffer's thread may
+ * and put, as the kernel's are (ringbuf.h), by one recorder only: two
+ * would take sub-buffers from each other, and each trace would miss
+ * some.  The first to find it claims it in its control block
+ * (reader_claim: the recorder's pid and start time, so that a recorder
+ * killed without letting go is known gone); the others leave it to that
+ * one and say so, and take it if it lets go (at its end) while they still
+ * record.  Only a buffer's thread may
  * close its open sub-buffer, so at the end of the recording the records
  * of each open sub-buffer are copied (tr_ubuf_copy_open(), as a dump does).
  * The memory is another process's: each packet is copied before it is
@@ -199,6 +205,7 @@ struct ust_buf {
 	int fd;				/* the stream file, or -1 (--relay alone) */
 	int relay;			/* the relay's stream, or -1 */
 	int damaged;			/* its tables pointed outside it: left */
+	int claimed;			/* its reader_claim is ours: let go at the end */
 	int false_losses;		/* its loss counts cannot be: left out */
 	pid_t tid_ok, tid_bad;		/* the last thread named checked, either way */
 };
@@ -237,6 +244,9 @@ struct rec_ust {
 	size_t copy_size;
 	unsigned long records, left_out;
 	unsigned int npids;		/* processes whose buffers were found */
+	__u64 identity;			/* ours, as reader_claim holds it (process_identity()) */
+	struct ust_file *left;		/* buffers another recorder reads, left to it */
+	unsigned int nleft;
 	int readonly;			/* a dump's: nothing written into the buffers */
 	int sock;			/* the command's handoff socket, our end, or -1 */
 	int child_sock;			/* ... its end, until the command has it */
@@ -542,6 +552,45 @@ static unsigned int buffers_allowed(void)
 	return files.rlim_cur / 2;
 }
 
+/*
+ * /proc/PID/stat's fields after the command name (the third on), into
+ * text; NULL when pid is gone.
+ */
+static const char *stat_fields(pid_t pid, char *text, size_t size)
+{
+	char path[64], *close_paren = NULL;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return NULL;
+	if (fgets(text, size, f))
+		close_paren = strrchr(text, ')');
+	fclose(f);
+	return close_paren ? close_paren + 1 : NULL;
+}
+
+/* Pids are below 2^22 (PID_MAX_LIMIT). */
+#define IDENTITY_PID_BITS	22
+
+/*
+ * A process's identity that a reuse of its pid does not take: its start
+ * time (clock ticks since boot) above its pid; 0 when it is gone.
+ */
+static __u64 process_identity(pid_t pid)
+{
+	char text[512];
+	const char *fields = stat_fields(pid, text, sizeof(text));
+	unsigned long long start;
+
+	/* state, ppid .. tpgid, flags, faults (4), utime, stime, cutime .. itrealvalue, starttime */
+	if (!fields || sscanf(fields, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u"
+			      " %*d %*d %*d %*d %*d %*d %llu", &start) != 1)
+		return 0;
+	return start << IDENTITY_PID_BITS | (__u64)pid;
+}
+
 int rec_ust_start(struct session *s)
 {
 	struct rec_ust *u = s->ust;
@@ -562,6 +611,7 @@ int rec_ust_start(struct session *s)
 	if (tracefs_tracing_dir_is_mounted(false, NULL) == 1)
 		u->kernel_systems = tracefs_event_systems(NULL);
 	u->max_buffers = buffers_allowed();
+	u->identity = process_identity(getpid());
 	f = open_memstream(&text, &len);
 	if (!u->tep || !f)
 		return -ENOMEM;
@@ -845,17 +895,12 @@ static __u32 class_of(const struct rec_ust *u, pid_t pid, __u32 local)
 
 static pid_t parent_of(pid_t pid)
 {
-	char path[64], text[512], *close_paren;
-	FILE *f;
+	char text[512];
+	const char *fields = stat_fields(pid, text, sizeof(text));
 	int ppid = 0;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	if (fgets(text, sizeof(text), f) && (close_paren = strrchr(text, ')')))
-		sscanf(close_paren + 1, " %*c %d", &ppid);
-	fclose(f);
+	if (fields)
+		sscanf(fields, " %*c %d", &ppid);
 	return ppid;
 }
 
@@ -967,6 +1012,65 @@ static void note_pid(struct rec_ust *u, pid_t pid)
 		u->npids++;
 }
 
+/*
+ * Whether this recorder consumes rb: it now holds its claim, or held it.
+ * A claim is left to the recorder that holds it while that one lives;
+ * one whose holder is gone (killed before it let go) is taken over.  The
+ * word is in the program's memory: a program that writes it can keep
+ * recorders from its own events only, which it could by not writing them.
+ */
+static int claim(const struct rec_ust *u, struct trb_buf *rb)
+{
+	__u64 *word = &rb->ctl->reader_claim;
+	__u64 held = __atomic_load_n(word, __ATOMIC_ACQUIRE);
+
+	while (held != u->identity) {
+		if (held && process_identity(held & ((1u << IDENTITY_PID_BITS) - 1)) == held)
+			return 0;
+		if (__atomic_compare_exchange_n(word, &held, u->identity, 0, __ATOMIC_ACQ_REL,
+						__ATOMIC_ACQUIRE))
+			return 1;
+	}
+	return 1;
+}
+
+/* Lets rb's claim go, if it is still ours: another recorder may take it. */
+static void let_go(const struct rec_ust *u, struct trb_buf *rb)
+{
+	__u64 mine = u->identity;
+
+	__atomic_compare_exchange_n(&rb->ctl->reader_claim, &mine, 0, 0, __ATOMIC_RELEASE,
+				    __ATOMIC_RELAXED);
+}
+
+/* Where the buffer st is in u->left, or u->nleft. */
+static unsigned int left_index(const struct rec_ust *u, const struct stat *st)
+{
+	unsigned int i;
+
+	for (i = 0; i < u->nleft; i++)
+		if (u->left[i].ino == st->st_ino && u->left[i].dev == st->st_dev)
+			break;
+	return i;
+}
+
+/* Whether the buffer st is left to another recorder (left: it is now). */
+static void note_left(struct rec_ust *u, const struct stat *st, int left)
+{
+	unsigned int i = left_index(u, st);
+	struct ust_file *files;
+
+	if (!left && i < u->nleft)
+		u->left[i] = u->left[--u->nleft];
+	if (!left || i < u->nleft)
+		return;
+	files = realloc(u->left, (u->nleft + 1) * sizeof(*files));
+	if (!files)
+		return;
+	u->left = files;
+	u->left[u->nleft++] = (struct ust_file) { st->st_dev, st->st_ino };
+}
+
 /* Map a buffer found in pid's memory, and open its stream file. */
 static void take_buffer(struct session *s, pid_t pid, int fd)
 {
@@ -975,7 +1079,7 @@ static void take_buffer(struct session *s, pid_t pid, int fd)
 	struct stat st;
 	struct trb_buf rb;
 	void *region;
-	int attached;
+	int attached, claimed = 0;
 
 	if (!library_memfd(u, fd, &st) || known_buffer(u, &st) ||
 	    over_limit(u, pid, &st, (__u64)st.st_size > MAX_REGION ? REFUSED_GEOMETRY : REFUSED_BUFFERS))
@@ -994,15 +1098,25 @@ static void take_buffer(struct session *s, pid_t pid, int fd)
 		refuse_file(u, &st, REFUSED_GEOMETRY);
 		attached = -EAGAIN;
 	}
+	/* Read by another recorder: left to it, tried again at each scan. */
+	if (!attached && !u->readonly) {
+		claimed = claim(u, &rb);
+		note_left(u, &st, !claimed);
+		if (!claimed)
+			attached = -EAGAIN;
+	}
 	b = attached == -EAGAIN ? NULL : realloc(u->bufs, (u->nbufs + 1) * sizeof(*b));
 	if (!b) {
+		if (claimed)
+			let_go(u, &rb);
 		munmap(region, st.st_size);
 		return;
 	}
 	u->bufs = b;
 	b = &b[u->nbufs];
 	*b = (struct ust_buf) { .pid = pid, .dev = st.st_dev, .ino = st.st_ino, .region = region,
-				.size = st.st_size, .stream = u->nbufs, .fd = -1, .relay = -1, .rb = rb };
+				.size = st.st_size, .stream = u->nbufs, .fd = -1, .relay = -1, .rb = rb,
+				.claimed = claimed };
 	/* Its geometry from its own control block, which must fit what was mapped. */
 	if (attached ||
 	    TR_BUF_REGION_SIZE(b->rb.subbuf_size, 1u << b->rb.nsubbuf_order) > (__u64)st.st_size ||
@@ -1727,6 +1841,9 @@ void rec_ust_summary(const struct session *s)
 	if (damaged)
 		fprintf(stderr, "  user space: %u buffers not read (their tables were not a buffer's): what they held is not counted\n",
 			damaged);
+	if (u->nleft)
+		fprintf(stderr, "  user space: %u buffers left to the recorder that was reading them (their events are in its trace)\n",
+			u->nleft);
 	say_refused(refused);
 	if (!u->nbufs && !refused[REFUSED_BUFFERS] && !refused[REFUSED_GEOMETRY])
 		fprintf(stderr, "  user space: no process linked with libtracer-ust was found in the recording's scope (the command, -p PID, or -a)\n");
@@ -1752,6 +1869,8 @@ void rec_ust_close(struct session *s)
 	for (i = 0; i < u->npeers; i++)
 		close(u->peers[i]);
 	for (i = 0; i < u->nbufs; i++) {
+		if (u->bufs[i].claimed)
+			let_go(u, &u->bufs[i].rb);
 		munmap(u->bufs[i].region, u->bufs[i].size);
 		if (u->bufs[i].fd >= 0)
 			close(u->bufs[i].fd);
@@ -1767,6 +1886,7 @@ void rec_ust_close(struct session *s)
 	free(u->peers);
 	free(u->procs);
 	free(u->refused_files);
+	free(u->left);
 	hash_free(&u->found_index);
 	hash_free(&u->class_index);
 	hash_free(&u->event_index);
