@@ -6,6 +6,9 @@ CC      ?= gcc
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=gnu11 -Wall -Wextra -Werror -Iinclude -Iuser -Ibpf -I$(BUILD)/bpf -I$(BUILD)/gen \
 	   $(shell pkg-config --cflags libtracefs libtraceevent)
+# CPPFLAGS and LDFLAGS from the environment (dpkg-buildflags' hardening,
+# debian/rules) go to every compile and every link.
+CFLAGS  += $(CPPFLAGS)
 LDLIBS  += -lbpf -ldw -lelf -lz -lpthread \
 	   $(shell pkg-config --libs libtracefs libtraceevent liburcu-memb ncurses) -lm
 
@@ -77,7 +80,7 @@ GEN_HEADERS := $(BPF_SKELS) $(BUILD)/gen/syscall_numbers.h $(BUILD)/gen/tracer/v
 CLI_SRCS := $(wildcard cli/*.c)
 CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/%.o)
 $(TRACER): $(CLI_OBJS) $(LIB)
-	$(CC) $(CFLAGS) -o $@ $(CLI_OBJS) $(LIB) $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJS) $(LIB) $(LDLIBS)
 
 # The man pages, tracer.1 and tracer-COMMAND.1, and the bash completion,
 # made from the commands' option tables (cli/man/man_pages.c and
@@ -98,7 +101,7 @@ $(COMPLETION): cli/completion/tracer.bash $(COMPLETION_GEN)
 	{ $(COMPLETION_GEN) && cat $<; } >$@.tmp && mv $@.tmp $@
 $(MAN_GEN) $(COMPLETION_GEN): $(BUILD)/cli/%: cli/%.c $(CLI_TABLE_OBJS) $(LIB) | $(GEN_HEADERS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(DEPFLAGS) -o $@ $< $(CLI_TABLE_OBJS) $(LIB) $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) $(DEPFLAGS) -o $@ $< $(CLI_TABLE_OBJS) $(LIB) $(LDLIBS)
 
 $(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h include/tracer/*.h) vmlinux/x86/vmlinux.h
 	@mkdir -p $(@D)
@@ -135,7 +138,7 @@ $(BUILD)/pic/%.o: %.c | $(BUILD)/gen/tracer/version.h
 # development name links to it (ldconfig's and Debian's scheme).
 UST_SONAME := libtracer-ust.so.$(UST_SOMAJOR)
 $(BUILD)/libtracer-ust.so.$(VERSION): $(UST_OBJS)
-	$(CC) $(CFLAGS) -shared -Wl,-soname,$(UST_SONAME) -o $@ $^ -lpthread
+	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,$(UST_SONAME) -o $@ $^ -lpthread
 $(BUILD)/libtracer-ust.so: $(BUILD)/libtracer-ust.so.$(VERSION)
 	ln -sf $(<F) $(BUILD)/$(UST_SONAME)
 	ln -sf $(<F) $@
@@ -156,25 +159,25 @@ $(BUILD)/tracer-ust.pc: Makefile VERSION
 # Examples link the shared library, found where it was built.
 $(BUILD)/examples/%: examples/%.c $(BUILD)/libtracer-ust.so
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(DEPFLAGS) -o $@ $< -L$(BUILD) -ltracer-ust -Wl,-rpath,$(abspath $(BUILD))
+	$(CC) $(CFLAGS) $(LDFLAGS) $(DEPFLAGS) -o $@ $< -L$(BUILD) -ltracer-ust -Wl,-rpath,$(abspath $(BUILD))
 
 $(BUILD)/tests/%: tests/%.c $(LIB) | $(GEN_HEADERS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(DEPFLAGS) -Itests -o $@ $< $(LIB) $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) $(DEPFLAGS) -Itests -o $@ $< $(LIB) $(LDLIBS)
 
 # The user-space library's tests and helpers: its static archive, internals included.
 $(BUILD)/tests/ust/%: tests/ust/%.c $(BUILD)/libtracer-ust.a $(LIB) | $(GEN_HEADERS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(DEPFLAGS) -Itests -o $@ $< $(BUILD)/libtracer-ust.a $(LIB) $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) $(DEPFLAGS) -Itests -o $@ $< $(BUILD)/libtracer-ust.a $(LIB) $(LDLIBS)
 $(BUILD)/tests/helpers/ust%: tests/helpers/ust%.c $(BUILD)/libtracer-ust.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(DEPFLAGS) -o $@ $< $(BUILD)/libtracer-ust.a -lpthread
+	$(CC) $(CFLAGS) $(LDFLAGS) $(DEPFLAGS) -o $@ $< $(BUILD)/libtracer-ust.a -lpthread
 
 # tracer top's known truths: static, so that no loader's read() (of libc)
 # joins the read() calls whose number and latencies tests/run-top.t knows.
 $(BUILD)/tests/helpers/topcheck: tests/helpers/topcheck.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(DEPFLAGS) -static -o $@ $< -lpthread
+	$(CC) $(CFLAGS) $(LDFLAGS) $(DEPFLAGS) -static -o $@ $< -lpthread
 
 # The call-stack tests' known chain: every function with its frame pointer
 # (gcc 12 leaves it out of a leaf function at -O2 whatever it is told).
@@ -182,23 +185,23 @@ $(BUILD)/tests/helpers/callchain: CFLAGS += -O0 -fno-omit-frame-pointer
 
 $(BUILD)/bench/%: bench/%.c $(LIB) | $(GEN_HEADERS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(DEPFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) $(DEPFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
 # Workloads 1, 2 and 4: bench/tracepoint/, a harness and a file per peer and
 # per workload (its README.md), each compiled by the rule for objects above.
 TRACEPOINT_BENCH_SRCS := $(wildcard bench/tracepoint/*.c)
 TRACEPOINT_BENCH_OBJS := $(TRACEPOINT_BENCH_SRCS:%.c=$(BUILD)/%.o)
 $(BUILD)/bench/tracepoint_bench: $(TRACEPOINT_BENCH_OBJS) $(LIB)
-	$(CC) $(CFLAGS) -o $@ $(TRACEPOINT_BENCH_OBJS) $(LIB) $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(TRACEPOINT_BENCH_OBJS) $(LIB) $(LDLIBS)
 
 # Workload 6: the same loop through libtracer-ust (shared, as applications
 # link it) and through lttng-ust (setup installs liblttng-ust-dev).
 $(BUILD)/bench/ust_bench $(BUILD)/bench/ust_bench_disk: bench/ust_bench.c $(BUILD)/libtracer-ust.so
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(DEPFLAGS) $(if $(findstring _disk,$@),-DUST_BENCH_DISCARD) -o $@ $< -L$(BUILD) -ltracer-ust -Wl,-rpath,$(abspath $(BUILD)) -lpthread
+	$(CC) $(CFLAGS) $(LDFLAGS) $(DEPFLAGS) $(if $(findstring _disk,$@),-DUST_BENCH_DISCARD) -o $@ $< -L$(BUILD) -ltracer-ust -Wl,-rpath,$(abspath $(BUILD)) -lpthread
 $(BUILD)/bench/ust_lttng: bench/ust_lttng.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(DEPFLAGS) -Ibench -o $@ $< -llttng-ust -llttng-ust-common -ldl -lpthread
+	$(CC) $(CFLAGS) $(LDFLAGS) $(DEPFLAGS) -Ibench -o $@ $< -llttng-ust -llttng-ust-common -ldl -lpthread
 
 # The fuzzers: the trace reader and report, and the format sanitizer,
 # built with libFuzzer, AddressSanitizer and UBSan (the libraries they link
