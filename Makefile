@@ -63,7 +63,7 @@ TRACER := $(BUILD)/tracer
 VERSION      := $(shell cat VERSION)
 UST_SOMAJOR  := $(firstword $(subst ., ,$(VERSION)))
 
-.PHONY: all check vm-check bench fuzz deps vmlinux clean layers man install uninstall
+.PHONY: all check vm-check bench fuzz deps vmlinux clean layers man install uninstall dist
 all: $(LIB) $(BPF_SKELS) $(TRACER) $(UST_LIBS) $(EXAMPLE_BINS) $(BUILD)/man/tracer.1
 
 # Skeletons are what the C side includes; the objects need not be rebuilt.
@@ -88,7 +88,7 @@ $(TRACER): $(CLI_OBJS) $(LIB)
 # are dated by the last commit.
 CLI_TABLE_OBJS := $(filter-out $(BUILD)/cli/tracer.o,$(CLI_OBJS))
 MAN_GEN   := $(BUILD)/cli/man/man_pages
-MAN_DATE  := $(shell git log -1 --format=%cs 2>/dev/null || date +%F)
+MAN_DATE  := $(shell git log -1 --format=%cs 2>/dev/null || date -u -r VERSION +%F)
 man: $(BUILD)/man/tracer.1
 $(BUILD)/man/tracer.1: $(MAN_GEN)
 	@mkdir -p $(@D)
@@ -329,6 +329,28 @@ install: all
 	$(foreach page,$(MAN_WRITTEN),install -m 644 $(page) $(DESTDIR)$(MANDIR)/man$(subst .,,$(suffix $(page)))/;)
 	install -m 644 $(COMPLETION) $(DESTDIR)$(BASHCOMPDIR)/tracer
 	install -m 644 examples/*.c $(DESTDIR)$(DOCDIR)/examples/
+
+# make dist: $(BUILD)/tracer-VERSION.tar.xz, the tree's source files (git's
+# list, with the untracked files it does not ignore; in a tree unpacked
+# from a tarball, its MANIFEST) under tracer-VERSION/,
+# with MANIFEST: the files, for what copies the tree without git
+# (tests/lib.sh's source_files).  Its files dated by the last commit (by
+# VERSION's date without git), owned by root, sorted: the same source
+# makes the same tarball.
+DIST := $(BUILD)/tracer-$(VERSION).tar.xz
+dist:
+	@mkdir -p $(BUILD)/dist
+	{ git ls-files --cached --others --exclude-standard 2>/dev/null || grep -vx MANIFEST MANIFEST; } | \
+		{ cat; echo MANIFEST; } | LC_ALL=C sort >$(BUILD)/dist/MANIFEST
+	@[ $$(wc -l <$(BUILD)/dist/MANIFEST) -gt 1 ] || \
+		{ echo 'make dist: no source files (neither git nor a MANIFEST lists them)' >&2; exit 1; }
+	grep -vx MANIFEST $(BUILD)/dist/MANIFEST | \
+		tar -cf $(BUILD)/dist/tracer.tar --sort=name --owner=0 --group=0 --numeric-owner \
+		--mtime=@$$(git log -1 --format=%ct 2>/dev/null || date -r VERSION +%s) \
+		--transform 's,^,tracer-$(VERSION)/,' -T - -C $(BUILD)/dist MANIFEST
+	xz -T1 -c $(BUILD)/dist/tracer.tar >$(DIST).tmp && mv $(DIST).tmp $(DIST)
+	rm -rf $(BUILD)/dist
+	@echo $(DIST)
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))

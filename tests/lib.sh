@@ -60,6 +60,17 @@ refused() {
 # TEXT as an extended regex that matches it literally.
 literally() { printf '%s' "$1" | sed 's/[][\.*^$(){}?+|]/\\&/g'; }
 
+# The source files of the tree in the current directory, NUL-separated:
+# git's list (with the untracked files it does not ignore), or in a tree
+# unpacked from make dist's tarball, its MANIFEST but for itself.
+source_files() {
+	if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+		git ls-files -z --cached --others --exclude-standard
+	else
+		grep -vx MANIFEST MANIFEST | tr '\n' '\0'
+	fi
+}
+
 require_root() { # require_root WHY: the whole script is skipped without root
 	[ "$(id -u)" = 0 ] && return 0
 	echo "1..0 # SKIP $1"

@@ -43,10 +43,10 @@ at_exit '[ -z "$(dkms status -m tracer -v "$version")" ] || dkms remove -m trace
 check "debian/changelog's version is VERSION's, $version" \
 	eval '[ "$(dpkg-parsechangelog -S Version | sed "s/-[^-]*$//")" = "$version" ]'
 
-# The copy: the files git knows, untracked ones not ignored included.
+# The copy: the tree's source files (source_files).
 mkdir "$work/src"
 build_packages() {
-	git ls-files -z --cached --others --exclude-standard | tar --null -T - -cf - | tar -xf - -C "$work/src" &&
+	source_files | tar --null -T - -cf - | tar -xf - -C "$work/src" &&
 	# BUILD, from the make that runs this test, would send the package's
 	# build into this tree's; the flags are dpkg-buildflags'.
 	(cd "$work/src" && env -u BUILD -u CFLAGS -u CPPFLAGS -u LDFLAGS \
