@@ -87,8 +87,8 @@ static void remove_new_file(int sig)
 	raise(sig);
 }
 
-/* The signals that end a process by default and are not ignored now remove export's new file. */
-static void remove_new_file_on_signals(void)
+/* The signals that end a process by default and are not ignored now go to handler. */
+static void on_ending_signals(void (*handler)(int))
 {
 	static const int ending[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGXFSZ };
 	struct sigaction now;
@@ -96,7 +96,36 @@ static void remove_new_file_on_signals(void)
 
 	for (i = 0; i < sizeof(ending) / sizeof(ending[0]); i++)
 		if (!sigaction(ending[i], NULL, &now) && now.sa_handler == SIG_DFL)
-			signal(ending[i], remove_new_file);
+			signal(ending[i], handler);
+}
+
+/* The signal that asked a CTF export to stop, or 0. */
+static volatile sig_atomic_t stop_signal;
+
+static void ask_stop(int sig)
+{
+	stop_signal = sig;
+}
+
+/*
+ * export --format ctf into dir: the report writes the directory itself.
+ * A signal that would end export stops it at the next record instead,
+ * the directory removed, and then ends it as it would have.  The exit
+ * status.
+ */
+static int export_directory(struct tr_report_opts *o, const char *dir)
+{
+	int status;
+
+	o->output_dir = dir;
+	o->stop = &stop_signal;
+	on_ending_signals(ask_stop);
+	status = tr_report(o, stdout);
+	if (stop_signal) {
+		signal(stop_signal, SIG_DFL);
+		raise(stop_signal);
+	}
+	return status;
 }
 
 /*
@@ -115,7 +144,7 @@ static int export_into(const struct tr_report_opts *o, const char *path)
 
 	in_place = to_stdout || (!lstat(path, &st) && !S_ISREG(st.st_mode));
 	if (!in_place)
-		remove_new_file_on_signals();
+		on_ending_signals(remove_new_file);
 	out = to_stdout ? stdout : in_place ? open_output(path) : open_beside(path, tmp, sizeof(export_tmp));
 	if (!out) {
 		tmp[0] = '\0';
@@ -194,10 +223,8 @@ static int export_with(struct export_args *e, int argc, char **argv)
 		return 2;
 	}
 	e->s.o.progress = isatty(STDERR_FILENO);
-	if (e->s.o.format == TR_REPORT_CTF) {
-		e->s.o.output_dir = e->output;
-		return tr_report(&e->s.o, stdout);
-	}
+	if (e->s.o.format == TR_REPORT_CTF)
+		return export_directory(&e->s.o, e->output);
 	return export_into(&e->s.o, e->output);
 }
 

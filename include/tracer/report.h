@@ -10,6 +10,7 @@
 #ifndef TRACER_REPORT_H
 #define TRACER_REPORT_H
 
+#include <signal.h>
 #include <stdio.h>
 #include <sys/types.h>
 #include <linux/types.h>
@@ -44,6 +45,12 @@ struct tr_report_opts {
 	int progress;			/* how far it is, on stderr (a terminal) */
 	struct tr_report_time start, end;	/* only events in [start, end] */
 	int raw;			/* text: fields as tep_print_fields() prints them, never the print fmt */
+	/*
+	 * Or NULL: once *stop is nonzero (a signal's handler sets it), the
+	 * report ends at the next item as one cut short: what it wrote is
+	 * removed (a CTF directory) and the status is 1.
+	 */
+	const volatile sig_atomic_t *stop;
 };
 
 /* Prints the report to out; returns the exit status for the command line. */

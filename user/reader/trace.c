@@ -413,6 +413,8 @@ const struct tr_item *tr_trace_next(struct tr_trace *t)
 {
 	struct stream *s;
 
+	if (t->stopped)
+		return NULL;
 	if (t->next_note < t->nnotes) {
 		t->out = (struct tr_item) { .kind = TR_ITEM_PROBLEM,
 					    .problem = t->notes[t->next_note++] };
@@ -437,7 +439,7 @@ static void hand_out_run(struct tr_trace *t, tr_item_fn fn, void *data)
 {
 	struct stream *s = &t->streams[t->heap[0].stream];
 
-	while (stream_next_plain(t, s)) {
+	while (!t->stopped && stream_next_plain(t, s)) {
 		t->handed_out = 0;
 		if (!root_moved(t, s) || s->head.ts > t->horizon)
 			return;
@@ -454,6 +456,11 @@ void tr_trace_each(struct tr_trace *t, tr_item_fn fn, void *data)
 		if (it->kind == TR_ITEM_RECORD)
 			hand_out_run(t, fn, data);
 	}
+}
+
+void tr_trace_stop(struct tr_trace *t)
+{
+	t->stopped = 1;
 }
 
 void tr_trace_close(struct tr_trace *t)

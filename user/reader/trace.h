@@ -123,6 +123,13 @@ typedef void (*tr_item_fn)(void *data, const struct tr_item *item);
 void tr_trace_each(struct tr_trace *trace, tr_item_fn fn, void *data);
 
 /*
+ * No item comes out any more: tr_trace_next() returns NULL from now on,
+ * and tr_trace_each() returns after the item it is handing out (a
+ * report stopped by a signal).
+ */
+void tr_trace_stop(struct tr_trace *trace);
+
+/*
  * Field name of a record, by its format (every field lies inside the
  * payload): as a number, 0 if it has none; or its bytes and their
  * number (a __data_loc field's data), NULL if it has none.

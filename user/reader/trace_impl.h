@@ -83,6 +83,7 @@ struct tr_trace {
 	/* live (tr_trace_open_live()): what may come out, and what came out late */
 	int live;
 	__u64 horizon;			/* items after it wait (a trace directory's: all) */
+	int stopped;			/* tr_trace_stop(): no item comes out any more */
 	__u64 last_out;			/* the latest timestamp handed out */
 	__u64 late;			/* items handed out before an earlier one */
 	int handed_out;			/* the root's head went out: it moves on at the next call */

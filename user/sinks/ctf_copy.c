@@ -260,6 +260,16 @@ static int copy_close(void *state, const struct tr_tasks *tasks)
 	return err;
 }
 
+/* A copy cut short by a signal (tr_report_opts.stop): DIR removed, c freed. */
+static void copy_abandon(void *state)
+{
+	struct ctf_copy *c = state;
+
+	if (!c->err)
+		c->err = -EINTR;
+	copy_close(c, NULL);
+}
+
 /* export --format ctf: the copy's directory, or why not (-EINVAL: one that exists). */
 static int copy_sink_open(struct tr_sink *sink, FILE *out, struct tr_trace *trace,
 			  const struct tr_report_opts *o)
@@ -281,5 +291,5 @@ static int copy_sink_open(struct tr_sink *sink, FILE *out, struct tr_trace *trac
 
 const struct tr_sink_ops tr_ctf_copy_sink = {
 	.open = copy_sink_open, .record = copy_record, .lost = copy_lost, .close = copy_close,
-	.keeps_state = true,
+	.abandon = copy_abandon, .keeps_state = true,
 };

@@ -123,20 +123,26 @@ static void progress_end(const struct progress *p)
 /* The main pass: what report_item() works with. */
 struct main_pass {
 	const struct tr_report_opts *o;
-	const struct tr_trace *trace;	/* the trace read */
+	struct tr_trace *trace;		/* the trace read */
 	struct filter *f;
 	struct tr_sink sink;
 	struct tr_tasks *tasks;
 	struct tr_by_class names_tasks;	/* tr_tasks_learn()'s memo */
 	struct progress progress;
 	int damaged;
+	int stopped;			/* o->stop came: the items cut short */
 };
 
 static void report_item(void *data, const struct tr_item *it)
 {
 	struct main_pass *p = data;
 	const struct tr_report_opts *o = p->o;
-	struct filter *f = p->f;
+
+	if (o->stop && *o->stop) {
+		p->stopped = 1;
+		tr_trace_stop(p->trace);
+		return;
+	}	struct filter *f = p->f;
 
 	progress_step(&p->progress);
 	if (it->kind == TR_ITEM_PROBLEM) {
@@ -186,6 +192,20 @@ static int open_sink(struct tr_sink *sink, const struct tr_report_opts *o, struc
 	return !err ? 0 : err == -EINVAL ? 2 : 1;
 }
 
+/* A sink cut short by o->stop: abandoned, what it made removed; said. */
+static void close_stopped(struct main_pass *pass)
+{
+	const struct tr_report_opts *o = pass->o;
+
+	if (pass->sink.ops->abandon)
+		pass->sink.ops->abandon(pass->sink.state);
+	else
+		pass->sink.ops->close(pass->sink.state, pass->tasks);
+	fprintf(stderr, "tracer %s: stopped by a signal%s%s%s\n", o->command,
+		o->output_dir ? ": " : "", o->output_dir ? o->output_dir : "",
+		o->output_dir ? " removed" : "");
+}
+
 /*
  * The passes over the open trace into the open sink, which they close:
  * whether the trace is damaged (problems said) or writing failed (said).
@@ -201,6 +221,11 @@ static int run_passes(struct main_pass *pass, struct tr_trace *trace)
 	pass->progress = (struct progress) { o->progress ? o->command : NULL, 0, seen.items,
 					     now_s(), now_s() };
 	tr_trace_each(trace, report_item, pass);
+	if (pass->stopped) {
+		progress_end(&pass->progress);
+		close_stopped(pass);
+		return 1;
+	}
 	err = pass->sink.ops->close(pass->sink.state, pass->tasks);
 	progress_end(&pass->progress);
 	if (err) {

@@ -48,6 +48,11 @@ struct tr_sink_ops {
 	/* Writes what the sink kept for the end, frees its state: 0, or -errno. */
 	int (*close)(void *state, const struct tr_tasks *tasks);
 	/*
+	 * Or NULL: ends a sink cut short (o->stop), removing what it made
+	 * (the caller removes an output file), and frees its state.
+	 */
+	void (*abandon)(void *state);
+	/*
 	 * A copy of the trace: what names its tasks and their code
 	 * (tracer:task_state, tracer:vm_map) is kept without --event, and
 	 * from outside the time window too, since what came before it holds
