@@ -52,14 +52,14 @@ static FILE *open_output(const char *path)
 }
 
 /*
- * A new private file (0600, as record writes) beside path, to take its
- * place once written: its stream, its name in tmp (len bytes); or NULL
- * with errno set.
+ * A new private file (0600, as record writes, and the sudo user's under
+ * sudo) beside path, to take its place once written: its stream, its name
+ * in tmp (len bytes); or NULL with errno set.
  */
 static FILE *open_beside(const char *path, char *tmp, size_t len)
 {
 	const char *name = strrchr(path, '/');
-	int dir_len = name ? name - path + 1 : 0, fd;
+	int dir_len = name ? name - path + 1 : 0, fd, err;
 	FILE *out;
 
 	if (snprintf(tmp, len, "%.*s.%s.XXXXXX", dir_len, path, path + dir_len) >= (int)len) {
@@ -67,10 +67,15 @@ static FILE *open_beside(const char *path, char *tmp, size_t len)
 		return NULL;
 	}
 	fd = mkostemp(tmp, O_CLOEXEC);
-	out = fd < 0 ? NULL : fdopen(fd, "w");
-	if (fd >= 0 && !out) {
+	if (fd < 0)
+		return NULL;
+	err = tr_report_give_file(fd);
+	out = err ? NULL : fdopen(fd, "w");
+	if (!out) {
+		err = err ? -err : errno;
 		unlink(tmp);
 		close(fd);
+		errno = err;
 	}
 	return out;
 }

@@ -177,4 +177,17 @@ owned_by_the_sudo_user() {
 }
 check "under sudo the trace belongs to the user who ran sudo, who can read it" owned_by_the_sudo_user
 
+exports_owned_by_the_sudo_user() {
+	SUDO_UID=$uid SUDO_GID=$gid "$TRACER" export --format jsonl -o "$shared/sudo.jsonl" "$shared/sudo" &&
+		SUDO_UID=$uid SUDO_GID=$gid "$TRACER" export --format ctf -o "$shared/sudo.ctf" "$shared/sudo" ||
+		return 1
+	local foreign
+	foreign=$(find "$shared/sudo.jsonl" "$shared/sudo.ctf" ! -user "$uid" -o ! -group "$gid")
+	[ -z "$foreign" ] && [ "$(as_user grep -c sys_enter_getppid "$shared/sudo.jsonl")" = 3 ] &&
+		[ "$(as_user "$TRACER" report "$shared/sudo.ctf" | grep -c 'sys_enter_getppid: ')" = 3 ] ||
+		{ ls -lR "$shared/sudo.jsonl" "$shared/sudo.ctf" | diag; return 1; }
+}
+check "under sudo what export writes, a file or a CTF copy, belongs to the user who ran sudo" \
+	exports_owned_by_the_sudo_user
+
 echo "1..$n"

@@ -56,4 +56,11 @@ struct tr_report_opts {
 /* Prints the report to out; returns the exit status for the command line. */
 int tr_report(const struct tr_report_opts *opts, FILE *out);
 
+/*
+ * A file export writes, fd, given to the user who ran sudo when root runs
+ * through sudo, as the trace directories record and export make: 0, or
+ * -errno.
+ */
+int tr_report_give_file(int fd);
+
 #endif /* TRACER_REPORT_H */

@@ -76,21 +76,24 @@ static int parse_id(const char *text, unsigned int *id)
 	return 0;
 }
 
-/*
- * Root run through sudo records for the user who ran sudo: the trace is
- * theirs to read and remove, as with perf under sudo.
- */
+int tr_sudo_owner(uid_t *uid, gid_t *gid)
+{
+	unsigned int sudo_uid, sudo_gid;
+
+	*uid = geteuid();
+	*gid = getegid();
+	if (*uid || parse_id(getenv("SUDO_UID"), &sudo_uid) || parse_id(getenv("SUDO_GID"), &sudo_gid))
+		return 0;
+	if (sudo_uid == *uid && sudo_gid == *gid)
+		return 0;
+	*uid = sudo_uid;
+	*gid = sudo_gid;
+	return 1;
+}
+
 static void choose_owner(struct tr_trace_dir *d)
 {
-	unsigned int uid, gid;
-
-	d->uid = geteuid();
-	d->gid = getegid();
-	if (d->uid || parse_id(getenv("SUDO_UID"), &uid) || parse_id(getenv("SUDO_GID"), &gid))
-		return;
-	d->give_away = uid != d->uid || gid != d->gid;
-	d->uid = uid;
-	d->gid = gid;
+	d->give_away = tr_sudo_owner(&d->uid, &d->gid);
 }
 
 static int give_away(const struct tr_trace_dir *d, int fd)

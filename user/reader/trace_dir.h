@@ -30,6 +30,14 @@ struct tr_trace_dir {
 #define TR_TRACE_DIR_CLOSED	{ .fd = -1, .meta_fd = -1 }
 
 /*
+ * Who what tracer writes belongs to, in *uid and *gid: root run through
+ * sudo writes for the user who ran sudo (SUDO_UID, SUDO_GID), whose it is
+ * to read and remove, as with perf under sudo; else we.  1 when that is
+ * not us, else 0.
+ */
+int tr_sudo_owner(uid_t *uid, gid_t *gid);
+
+/*
  * Create the trace directory path.  If it exists, replace it only when
  * replace is set and it is a trace no recorder is writing: it becomes
  * path.old (an older path.old goes, if it holds nothing but a trace).

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "sinks/report.h"
 #include "sinks/sink.h"
@@ -20,6 +21,7 @@
 #include "sinks/tasks.h"
 #include "reader/symbols.h"
 #include "reader/trace.h"
+#include "reader/trace_dir.h"
 #include "common/cpus.h"
 
 struct filter {
@@ -234,6 +236,14 @@ static int run_passes(struct main_pass *pass, struct tr_trace *trace)
 		pass->damaged = 1;
 	}
 	return pass->damaged;
+}
+
+int tr_report_give_file(int fd)
+{
+	uid_t uid;
+	gid_t gid;
+
+	return tr_sudo_owner(&uid, &gid) && fchown(fd, uid, gid) ? -errno : 0;
 }
 
 int tr_report(const struct tr_report_opts *o, FILE *out)
