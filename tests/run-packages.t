@@ -113,7 +113,7 @@ check "examples/hanoi.c, installed, builds by pkg-config tracer-ust against libt
 	hanoi_installed
 
 # DKMS, as a kernel's header package would call it, for the VM tests'
-# 6.12 kernel; run-vm.t's lock keeps its kernels from changing meanwhile.
+# kernels; run-vm.t's lock keeps them from changing meanwhile.
 dkms_build() { # dkms_build KVER KDIR
 	local ko=/var/lib/dkms/tracer/$version/$1/$(uname -m)/module/tracer.ko
 	dkms build -m tracer -v "$version" -k "$1" --kernelsourcedir "$2" >"$work/dkms.log" 2>&1 &&
@@ -137,6 +137,31 @@ else
 	kver=$(basename "$vm")
 	check "dkms build for $kver, with its headers: tracer.ko for that kernel, with BTF" \
 		dkms_build "$kver" "$vm/root/usr/src/linux-headers-$kver"
+fi
+
+# Debian's 6.1 headers carry neither a vmlinux nor resolve_btfids, without
+# which kbuild gives the module no BTF: it would build, then fail to load
+# (its kfuncs unregistered), so its build stops and says why.  (run-vm.t
+# builds it for 6.1 with the BTF it extracts from the kernel image and the
+# 6.12 kbuild's resolve_btfids.)
+dkms_refused() { # dkms_refused KVER KDIR
+	dkms build -m tracer -v "$version" -k "$1" --kernelsourcedir "$2" >"$work/dkms.log" 2>&1 &&
+		{ echo "# built"; return 1; }
+	grep -q "^tracer module: no $2/.*, without which kbuild gives the module no BTF" \
+		"/var/lib/dkms/tracer/$version/build/make.log" ||
+		{ tail -n 20 "$work/dkms.log" "/var/lib/dkms/tracer/$version/build/make.log" | diag; false; }
+}
+vm=$(tests/vm/fetch-kernel '6\.1\.0-[0-9]+-cloud-amd64' 2>"$work/fetch.log")
+status=$?
+if [ "$status" = 75 ]; then
+	skip "dkms build for Debian's 6.1 cloud kernel" "$(tail -n 1 "$work/fetch.log")"
+elif [ "$status" != 0 ]; then
+	check "tests/vm/fetch-kernel: Debian's 6.1 cloud kernel" false
+	diag "$work/fetch.log"
+else
+	kver=$(basename "$vm")
+	check "dkms build for $kver, whose headers have no resolve_btfids: stops, saying the module would have no BTF" \
+		dkms_refused "$kver" "$vm/root/usr/src/linux-headers-$kver"
 fi
 exec 9>&-
 
