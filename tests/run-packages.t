@@ -112,8 +112,11 @@ hanoi_installed() {
 check "examples/hanoi.c, installed, builds by pkg-config tracer-ust against libtracer-ust0; its trace: 94 CALLS, 63 MOVES" \
 	hanoi_installed
 
-# DKMS, as a kernel's header package would call it, for the VM tests'
-# kernels; run-vm.t's lock keeps them from changing meanwhile.
+check "tracer-modules-dkms: the module's source is in DKMS's tree as tracer/$version" \
+	eval 'dkms status -m tracer -v "$version" | grep -q "^tracer/$version"'
+
+# DKMS, as a kernel's header package would call it: the module for KVER,
+# with BTF.
 dkms_build() { # dkms_build KVER KDIR
 	local ko=/var/lib/dkms/tracer/$version/$1/$(uname -m)/module/tracer.ko
 	dkms build -m tracer -v "$version" -k "$1" --kernelsourcedir "$2" >"$work/dkms.log" 2>&1 &&
@@ -121,23 +124,24 @@ dkms_build() { # dkms_build KVER KDIR
 	readelf -S "$ko" | grep -q ' \.BTF ' ||
 		{ tail -n 30 "$work/dkms.log" | diag; false; }
 }
-check "tracer-modules-dkms: the module's source is in DKMS's tree as tracer/$version" \
-	eval 'dkms status -m tracer -v "$version" | grep -q "^tracer/$version"'
-mkdir -p "$BUILD/vm"
-exec 9>"$BUILD/vm/.lock"
-flock 9
-vm=$(tests/vm/fetch-kernel '6\.12\.[0-9]+\+deb12-cloud-amd64' 2>"$work/fetch.log")
-status=$?
-if [ "$status" = 75 ]; then
-	skip "dkms build for Debian's 6.12 cloud kernel" "$(tail -n 1 "$work/fetch.log")"
-elif [ "$status" != 0 ]; then
-	check "tests/vm/fetch-kernel: Debian's 6.12 cloud kernel" false
-	diag "$work/fetch.log"
-else
-	kver=$(basename "$vm")
-	check "dkms build for $kver, with its headers: tracer.ko for that kernel, with BTF" \
-		dkms_build "$kver" "$vm/root/usr/src/linux-headers-$kver"
-fi
+
+# with_kernel PATTERN SERIES WHAT CHECK: CHECK KVER KDIR, "dkms build for
+# KVER, WHAT", for the VM tests' kernel of SERIES (PATTERN) as
+# tests/vm/fetch-kernel gives it; skipped when apt cannot provide it.
+with_kernel() {
+	local vm status kver
+	vm=$(tests/vm/fetch-kernel "$1" 2>"$work/fetch.log")
+	status=$?
+	if [ "$status" = 75 ]; then
+		skip "dkms build for Debian's $2 cloud kernel" "$(tail -n 1 "$work/fetch.log")"
+	elif [ "$status" != 0 ]; then
+		check "tests/vm/fetch-kernel: Debian's $2 cloud kernel" false
+		diag "$work/fetch.log"
+	else
+		kver=$(basename "$vm")
+		check "dkms build for $kver, $3" "$4" "$kver" "$vm/root/usr/src/linux-headers-$kver"
+	fi
+}
 
 # Debian's 6.1 headers carry neither a vmlinux nor resolve_btfids, without
 # which kbuild gives the module no BTF: it would build, then fail to load
@@ -151,18 +155,15 @@ dkms_refused() { # dkms_refused KVER KDIR
 		"/var/lib/dkms/tracer/$version/build/make.log" ||
 		{ tail -n 20 "$work/dkms.log" "/var/lib/dkms/tracer/$version/build/make.log" | diag; false; }
 }
-vm=$(tests/vm/fetch-kernel '6\.1\.0-[0-9]+-cloud-amd64' 2>"$work/fetch.log")
-status=$?
-if [ "$status" = 75 ]; then
-	skip "dkms build for Debian's 6.1 cloud kernel" "$(tail -n 1 "$work/fetch.log")"
-elif [ "$status" != 0 ]; then
-	check "tests/vm/fetch-kernel: Debian's 6.1 cloud kernel" false
-	diag "$work/fetch.log"
-else
-	kver=$(basename "$vm")
-	check "dkms build for $kver, whose headers have no resolve_btfids: stops, saying the module would have no BTF" \
-		dkms_refused "$kver" "$vm/root/usr/src/linux-headers-$kver"
-fi
+
+# run-vm.t's lock keeps the VM tests' kernels from changing meanwhile.
+mkdir -p "$BUILD/vm"
+exec 9>"$BUILD/vm/.lock"
+flock 9
+with_kernel '6\.12\.[0-9]+\+deb12-cloud-amd64' 6.12 "with its headers: tracer.ko for that kernel, with BTF" \
+	dkms_build
+with_kernel '6\.1\.0-[0-9]+-cloud-amd64' 6.1 \
+	"whose headers have no resolve_btfids: stops, saying the module would have no BTF" dkms_refused
 exec 9>&-
 
 # Purged, the packages leave none of their paths but those there before
