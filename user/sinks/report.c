@@ -150,6 +150,8 @@ static void report_item(void *data, const struct tr_item *it)
 	if (it->kind == TR_ITEM_PROBLEM) {
 		fprintf(stderr, "tracer %s: %s\n", o->command, it->problem);
 		p->damaged = 1;
+		if (p->sink.ops->damaged)
+			p->sink.ops->damaged(p->sink.state);
 		return;
 	}
 	/* Every record, shown or not, may name a task. */

@@ -45,6 +45,11 @@ struct tr_sink_ops {
 	void (*record)(void *state, const struct tr_item *it, struct tr_tasks *tasks);
 	/* A loss on a CPU the filters keep (never given with --pid, --tid or --event). */
 	void (*lost)(void *state, const struct tr_item *it);
+	/*
+	 * The trace is damaged (the pipeline says where): a sink that writes
+	 * a whole trace or nothing writes nothing.  NULL: it goes on.
+	 */
+	void (*damaged)(void *state);
 	/* Writes what the sink kept for the end, frees its state: 0, or -errno. */
 	int (*close)(void *state, const struct tr_tasks *tasks);
 	/*
@@ -64,7 +69,7 @@ struct tr_sink_ops {
 
 /* The sinks (sinks/sink_table.c has them by format). */
 extern const struct tr_sink_ops tr_text_sink, tr_folded_sink, tr_jsonl_sink, tr_stats_sink,
-	tr_chrome_sink, tr_perfetto_sink, tr_ctf_copy_sink;
+	tr_chrome_sink, tr_perfetto_sink, tr_ctf_copy_sink, tr_lttng_sink;
 
 /* format's sink (one of enum tr_report_format's). */
 const struct tr_sink_ops *tr_sink_of(enum tr_report_format format);
