@@ -250,12 +250,18 @@ struct __attribute__((packed)) lt_packet_header {
 /* The event header: id, then time. */
 #define EVENT_HEADER_BYTES	12
 
-/* A new export class named name (copied) with fields: its id, or -ENOMEM. */
+/*
+ * A new export class named name (copied) with fields: its id, -ENOMEM,
+ * or -EINVAL for a name the metadata cannot hold as it is (a damaged
+ * trace's: a quote, a backslash, a control character).
+ */
 static __s32 add_class(struct lttng *l, const char *name, const struct lt_field *fields,
 		       unsigned int nfields, struct lt_field *own)
 {
 	struct lt_class *c;
 
+	if (!tr_ctf_is_quotable(name))
+		return -EINVAL;
 	if (l->nclasses == l->room) {
 		unsigned int room = l->room ? 2 * l->room : 64;
 		struct lt_class *more = realloc(l->classes, room * sizeof(*more));
@@ -295,7 +301,7 @@ static struct lt_field field_of_format(const struct tep_format_field *f)
 
 /*
  * A class named name whose fields are the format's (but skip's): its id,
- * or -ENOMEM.  A format that could not be parsed gives none.
+ * or add_class()'s -errno.  A format that could not be parsed gives none.
  */
 static __s32 add_format_class(struct lttng *l, const char *name, const struct tep_event *ev,
 			      const char *skip)
@@ -308,8 +314,9 @@ static __s32 add_format_class(struct lttng *l, const char *name, const struct te
 	fields = calloc(MAX_FORMAT_FIELDS, sizeof(*fields));
 	if (!fields)
 		return -ENOMEM;
+	/* a field the metadata cannot name (no C identifier) is left out */
 	for (f = ev ? ev->format.fields : NULL; f && n < MAX_FORMAT_FIELDS; f = f->next)
-		if (strcmp(f->name, skip))
+		if (strcmp(f->name, skip) && tr_ctf_is_identifier(f->name))
 			fields[n++] = field_of_format(f);
 	id = add_class(l, name, fields, n, fields);
 	if (id < 0)
@@ -347,8 +354,8 @@ static const char *after(const char *name, const char *prefix)
 }
 
 /*
- * Works out m for class c: its export class (or classes) made.  0 or
- * -ENOMEM.  System calls: syscall_entry_NAME with the arguments,
+ * Works out m for class c: its export class (or classes) made.  0, or
+ * add_class()'s -errno.  System calls: syscall_entry_NAME with the arguments,
  * syscall_exit_NAME with ret; an event lttng-modules lacks: system:name.
  */
 static int map_class(struct lttng *l, struct class_map *m, const struct tr_trace_class *c)
@@ -380,7 +387,7 @@ static int map_class(struct lttng *l, struct class_map *m, const struct tr_trace
 	if (m->id >= 0 && m->event && m->event->when)
 		m->other_id = add_format_class(l, (snprintf(name, sizeof(name), "%s:%s", c->system,
 							    c->name), name), c->tep, "");
-	return m->id < 0 || (m->event && m->event->when && m->other_id < 0) ? -ENOMEM : 0;
+	return m->id < 0 ? m->id : m->event && m->event->when && m->other_id < 0 ? m->other_id : 0;
 }
 
 /* The fields of a raw_syscalls record's export class: ret for an exit. */
