@@ -404,33 +404,44 @@ struct raw_syscall {
 	struct lt_field args[6];
 };
 
-#define ARG(n, i)	{ n, LT_S64, FROM_ARG, NULL, i, 0 }
+/* An int argument (its register's low half), a size or offset, an address. */
+#define INT_ARG(n, i)	{ n, LT_S32, FROM_ARG, NULL, i, 0 }
+#define SIZE_ARG(n, i)	{ n, LT_U64, FROM_ARG, NULL, i, 0 }
+#define ADDR_ARG(n, i)	{ n, LT_HEX64, FROM_ARG, NULL, i, 0 }
 #define PATH(n)		{ n, LT_STRING, FROM_VALUE, NULL, 0, 0 }
-#define RW_ARGS(count)	ARG("fd", 0), ARG("buf", 1), ARG(count, 2)
+#define RW_ARGS(count)	INT_ARG("fd", 0), ADDR_ARG("buf", 1), SIZE_ARG(count, 2)
+#define FD_ONLY		{ INT_ARG("fd", 0) }
 
 static const struct raw_syscall raw_syscalls[] = {
 	{ "read", { RW_ARGS("count") } }, { "write", { RW_ARGS("count") } },
-	{ "pread64", { RW_ARGS("count"), ARG("pos", 3) } },
-	{ "pwrite64", { RW_ARGS("count"), ARG("pos", 3) } },
-	{ "readv", { RW_ARGS("vlen") } }, { "writev", { RW_ARGS("vlen") } },
-	{ "preadv", { RW_ARGS("vlen"), ARG("pos_l", 3), ARG("pos_h", 4) } },
-	{ "pwritev", { RW_ARGS("vlen"), ARG("pos_l", 3), ARG("pos_h", 4) } },
-	{ "recvfrom", { ARG("fd", 0), ARG("ubuf", 1), ARG("size", 2), ARG("flags", 3) } },
-	{ "sendto", { ARG("fd", 0), ARG("buff", 1), ARG("len", 2), ARG("flags", 3) } },
-	{ "recvmsg", { ARG("fd", 0), ARG("msg", 1), ARG("flags", 2) } },
-	{ "sendmsg", { ARG("fd", 0), ARG("msg", 1), ARG("flags", 2) } },
-	{ "close", { ARG("fd", 0) } }, { "dup", { ARG("fildes", 0) } },
-	{ "dup2", { ARG("oldfd", 0), ARG("newfd", 1) } },
-	{ "dup3", { ARG("oldfd", 0), ARG("newfd", 1), ARG("flags", 2) } },
-	{ "fcntl", { ARG("fd", 0), ARG("cmd", 1), ARG("arg", 2) } },
-	{ "socket", { ARG("family", 0), ARG("type", 1), ARG("protocol", 2) } },
-	{ "open", { PATH("filename"), ARG("flags", 1), ARG("mode", 2) } },
-	{ "openat", { ARG("dfd", 0), PATH("filename"), ARG("flags", 2), ARG("mode", 3) } },
-	{ "splice", { ARG("fd_in", 0), ARG("off_in", 1), ARG("fd_out", 2), ARG("off_out", 3),
-		      ARG("len", 4), ARG("flags", 5) } },
-	{ "sendfile64", { ARG("out_fd", 0), ARG("in_fd", 1), ARG("offset", 2), ARG("count", 3) } },
-	{ "fsync", { ARG("fd", 0) } }, { "fdatasync", { ARG("fd", 0) } },
-	{ "sync_file_range", { ARG("fd", 0), ARG("offset", 1), ARG("nbytes", 2), ARG("flags", 3) } },
+	{ "pread64", { RW_ARGS("count"), SIZE_ARG("pos", 3) } },
+	{ "pwrite64", { RW_ARGS("count"), SIZE_ARG("pos", 3) } },
+	{ "readv", { INT_ARG("fd", 0), ADDR_ARG("vec", 1), SIZE_ARG("vlen", 2) } },
+	{ "writev", { INT_ARG("fd", 0), ADDR_ARG("vec", 1), SIZE_ARG("vlen", 2) } },
+	{ "preadv", { INT_ARG("fd", 0), ADDR_ARG("vec", 1), SIZE_ARG("vlen", 2),
+		      SIZE_ARG("pos_l", 3), SIZE_ARG("pos_h", 4) } },
+	{ "pwritev", { INT_ARG("fd", 0), ADDR_ARG("vec", 1), SIZE_ARG("vlen", 2),
+		       SIZE_ARG("pos_l", 3), SIZE_ARG("pos_h", 4) } },
+	{ "recvfrom", { INT_ARG("fd", 0), ADDR_ARG("ubuf", 1), SIZE_ARG("size", 2),
+			INT_ARG("flags", 3) } },
+	{ "sendto", { INT_ARG("fd", 0), ADDR_ARG("buff", 1), SIZE_ARG("len", 2),
+		      INT_ARG("flags", 3) } },
+	{ "recvmsg", { INT_ARG("fd", 0), ADDR_ARG("msg", 1), INT_ARG("flags", 2) } },
+	{ "sendmsg", { INT_ARG("fd", 0), ADDR_ARG("msg", 1), INT_ARG("flags", 2) } },
+	{ "close", FD_ONLY }, { "dup", { INT_ARG("fildes", 0) } },
+	{ "dup2", { INT_ARG("oldfd", 0), INT_ARG("newfd", 1) } },
+	{ "dup3", { INT_ARG("oldfd", 0), INT_ARG("newfd", 1), INT_ARG("flags", 2) } },
+	{ "fcntl", { INT_ARG("fd", 0), INT_ARG("cmd", 1), SIZE_ARG("arg", 2) } },
+	{ "socket", { INT_ARG("family", 0), INT_ARG("type", 1), INT_ARG("protocol", 2) } },
+	{ "open", { PATH("filename"), INT_ARG("flags", 1), INT_ARG("mode", 2) } },
+	{ "openat", { INT_ARG("dfd", 0), PATH("filename"), INT_ARG("flags", 2), INT_ARG("mode", 3) } },
+	{ "splice", { INT_ARG("fd_in", 0), ADDR_ARG("off_in", 1), INT_ARG("fd_out", 2),
+		      ADDR_ARG("off_out", 3), SIZE_ARG("len", 4), INT_ARG("flags", 5) } },
+	{ "sendfile64", { INT_ARG("out_fd", 0), INT_ARG("in_fd", 1), ADDR_ARG("offset", 2),
+			  SIZE_ARG("count", 3) } },
+	{ "fsync", FD_ONLY }, { "fdatasync", FD_ONLY },
+	{ "sync_file_range", { INT_ARG("fd", 0), SIZE_ARG("offset", 1), SIZE_ARG("nbytes", 2),
+			       INT_ARG("flags", 3) } },
 };
 
 /* A raw sys_enter's fields for call name, into *fields: how many. */
