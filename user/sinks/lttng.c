@@ -233,7 +233,6 @@ struct lttng {
 	__u32 dump_cpu;
 	__u64 dump_end;
 	int err;			/* the first write's -errno */
-	int damaged;			/* the trace is: nothing is exported */
 };
 
 /* LTTng's packet header and context (metadata_stream below), little-endian, packed. */
@@ -971,16 +970,17 @@ static void remove_dirs(struct lttng *l)
 		tr_trace_dir_remove(&l->top, l->path);
 }
 
-/* A damaged trace is not exported: what was written goes at the end (the damage is said). */
-static void lttng_damaged(void *state)
+/* An export cut short (a signal, a damaged trace): DIR removed, l freed. */
+static void lttng_abandon(void *state)
 {
-	((struct lttng *)state)->damaged = 1;
+	remove_dirs(state);
+	lttng_free(state);
 }
 
 /*
  * Ends the state dump if open, writes the packets left and the metadata,
- * frees l: 0, or the first write's -errno.  DIR is removed when writing
- * failed or the trace is damaged: an export cut short is no export.
+ * frees l: 0, or the first write's -errno, and then DIR is removed (an
+ * export cut short is no export).
  */
 static int lttng_close(void *state, const struct tr_tasks *tasks)
 {
@@ -990,11 +990,6 @@ static int lttng_close(void *state, const struct tr_tasks *tasks)
 	int err;
 
 	(void)tasks;
-	if (l->damaged) {
-		remove_dirs(l);
-		lttng_free(l);
-		return 0;
-	}
 	if (l->in_dump)
 		statedump_bounds(l, NULL, 0);
 	for (i = 0; i < TR_MAX_CPUS; i++)
@@ -1059,6 +1054,6 @@ static int lttng_open(struct tr_sink *sink, FILE *out, struct tr_trace *trace,
 }
 
 const struct tr_sink_ops tr_lttng_sink = {
-	.open = lttng_open, .record = lttng_record, .lost = lttng_lost, .damaged = lttng_damaged,
-	.close = lttng_close, .keeps_state = true,
+	.open = lttng_open, .record = lttng_record, .lost = lttng_lost, .close = lttng_close,
+	.abandon = lttng_abandon, .keeps_state = true, .whole_or_nothing = true,
 };

@@ -150,8 +150,6 @@ static void report_item(void *data, const struct tr_item *it)
 	if (it->kind == TR_ITEM_PROBLEM) {
 		fprintf(stderr, "tracer %s: %s\n", o->command, it->problem);
 		p->damaged = 1;
-		if (p->sink.ops->damaged)
-			p->sink.ops->damaged(p->sink.state);
 		return;
 	}
 	/* Every record, shown or not, may name a task. */
@@ -228,6 +226,11 @@ static int run_passes(struct main_pass *pass, struct tr_trace *trace)
 	if (pass->stopped) {
 		progress_end(&pass->progress);
 		close_stopped(pass);
+		return 1;
+	}
+	if (pass->damaged && pass->sink.ops->whole_or_nothing) {
+		progress_end(&pass->progress);
+		pass->sink.ops->abandon(pass->sink.state);
 		return 1;
 	}
 	err = pass->sink.ops->close(pass->sink.state, pass->tasks);

@@ -45,11 +45,6 @@ struct tr_sink_ops {
 	void (*record)(void *state, const struct tr_item *it, struct tr_tasks *tasks);
 	/* A loss on a CPU the filters keep (never given with --pid, --tid or --event). */
 	void (*lost)(void *state, const struct tr_item *it);
-	/*
-	 * The trace is damaged (the pipeline says where): a sink that writes
-	 * a whole trace or nothing writes nothing.  NULL: it goes on.
-	 */
-	void (*damaged)(void *state);
 	/* Writes what the sink kept for the end, frees its state: 0, or -errno. */
 	int (*close)(void *state, const struct tr_tasks *tasks);
 	/*
@@ -57,6 +52,11 @@ struct tr_sink_ops {
 	 * (the caller removes an output file), and frees its state.
 	 */
 	void (*abandon)(void *state);
+	/*
+	 * A trace or nothing (it has abandon): a damaged trace (its problems
+	 * said) abandons it instead of closing it.
+	 */
+	bool whole_or_nothing;
 	/*
 	 * A copy of the trace: what names its tasks and their code
 	 * (tracer:task_state, tracer:vm_map) is kept without --event, and
