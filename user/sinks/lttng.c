@@ -277,6 +277,30 @@ static __s32 add_class(struct lttng *l, const char *name, const struct lt_field 
 	return l->nclasses++;
 }
 
+/*
+ * C types of 32 bits that tracefs gives 8 bytes (a system call's
+ * arguments, each a register): LTTng's type, as the register's low half.
+ */
+static const struct {
+	const char *type;
+	enum lt_kind kind;
+} narrow_types[] = {
+	{ "int", LT_S32 }, { "pid_t", LT_S32 }, { "unsigned int", LT_U32 }, { "umode_t", LT_U32 },
+	{ "uid_t", LT_U32 }, { "gid_t", LT_U32 }, { "u32", LT_U32 }, { "key_serial_t", LT_S32 },
+	{ "clockid_t", LT_S32 }, { "timer_t", LT_S32 }, { "mqd_t", LT_S32 }, { "qid_t", LT_U32 },
+};
+
+/* The kind of a scalar field of type, when narrow_types[] has it; else kind. */
+static enum lt_kind narrowed(const char *type, enum lt_kind kind)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(narrow_types) / sizeof(narrow_types[0]); i++)
+		if (!strcmp(narrow_types[i].type, type))
+			return narrow_types[i].kind;
+	return kind;
+}
+
 /* The export's field for a field of a tracefs format. */
 static struct lt_field field_of_format(const struct tep_format_field *f)
 {
@@ -290,7 +314,7 @@ static struct lt_field field_of_format(const struct tep_format_field *f)
 	else if (f->flags & TEP_FIELD_IS_POINTER)
 		out.kind = LT_HEX64;
 	else if (f->size == 8)
-		out.kind = f->flags & TEP_FIELD_IS_SIGNED ? LT_S64 : LT_U64;
+		out.kind = narrowed(f->type, f->flags & TEP_FIELD_IS_SIGNED ? LT_S64 : LT_U64);
 	else
 		out.kind = f->flags & TEP_FIELD_IS_SIGNED ? LT_S32 : LT_U32;
 	if (out.kind == LT_TEXT || out.kind == LT_BYTES)
