@@ -35,8 +35,10 @@ static int parse_format(const char *text, enum tr_report_format *format)
 		*format = TR_REPORT_PERFETTO;
 	else if (!strcmp(text, "ctf"))
 		*format = TR_REPORT_CTF;
+	else if (!strcmp(text, "lttng"))
+		*format = TR_REPORT_LTTNG;
 	else
-		return refuse("--format", text, "must be text, jsonl, chrome-json, perfetto or ctf");
+		return refuse("--format", text, "must be text, jsonl, chrome-json, perfetto, ctf or lttng");
 	return 0;
 }
 
@@ -113,7 +115,7 @@ static void ask_stop(int sig)
 }
 
 /*
- * export --format ctf into dir: the report writes the directory itself.
+ * export --format ctf or lttng into dir: the report writes the directory itself.
  * A signal that would end export stops it at the next record instead,
  * the directory removed, and then ends it as it would have.  The exit
  * status.
@@ -193,7 +195,9 @@ static const struct cli_option export_options[] = {
 	  "chrome-json: the Trace Event Format (chrome://tracing, ui.perfetto.dev),\n"
 	  "with what ran on each CPU from sched:sched_switch; perfetto: Perfetto's\n"
 	  "protobuf trace (ui.perfetto.dev, trace_processor): CPU lanes, thread states;\n"
-	  "ctf: a trace directory FILE of the selected events (report, babeltrace2)", set_format, 0 },
+	  "ctf: a trace directory FILE of the selected events (report, babeltrace2);\n"
+	  "lttng: a trace directory FILE as lttng-modules 2.13 writes one (lttng-analyses,\n"
+	  "Trace Compass, babeltrace2): LTTng's event and field names", set_format, 0 },
 	SELECT_OPTIONS,
 	{ 0 }
 };
@@ -202,14 +206,15 @@ static int cmd_export(int argc, char **argv);
 
 const struct cli_command export_command = {
 	.name = "export",
-	.summary = "write a trace's events into a file: text, JSON lines, a Chrome or Perfetto trace, or CTF",
+	.summary = "write a trace's events into a file: text, JSON lines, a Chrome or Perfetto trace, CTF, or LTTng's CTF",
 	.synopsis = "tracer export [options] --format FORMAT -o FILE [DIR]",
 	.options = export_options,
 	.run = cmd_export,
 	.examples =
 	"tracer export --format jsonl -o - | jq .name\tthe events' names, through jq\n"
 	"tracer export --format perfetto -o trace.pftrace\ttracer.data for ui.perfetto.dev\n"
-	"tracer export --format ctf --event 'sched:*' -o sched.data\ta trace directory of the scheduler events only\n",
+	"tracer export --format ctf --event 'sched:*' -o sched.data\ta trace directory of the scheduler events only\n"
+	"tracer export --format lttng -o lttng.data && lttng-cputop lttng.data\tCPU usage by lttng-analyses\n",
 	.files = "tracer.data\tthe trace directory read when DIR is not given\n",
 };
 
@@ -223,12 +228,12 @@ static int export_with(struct export_args *e, int argc, char **argv)
 	if (trace_dir_argument(&e->s, argc, argv))
 		return 2;
 	if (!e->format || !e->output) {
-		fprintf(stderr, "%s: export needs --format (text, jsonl, chrome-json, perfetto or ctf) and -o FILE (- for standard output)\n",
+		fprintf(stderr, "%s: export needs --format (text, jsonl, chrome-json, perfetto, ctf or lttng) and -o FILE (- for standard output)\n",
 			me);
 		return 2;
 	}
 	e->s.o.progress = isatty(STDERR_FILENO);
-	if (e->s.o.format == TR_REPORT_CTF)
+	if (e->s.o.format == TR_REPORT_CTF || e->s.o.format == TR_REPORT_LTTNG)
 		return export_directory(&e->s.o, e->output);
 	return export_into(&e->s.o, e->output);
 }

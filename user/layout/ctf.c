@@ -156,8 +156,7 @@ int tr_ctf_is_identifier(const char *name)
 	return !*name;
 }
 
-/* Whether text stands between double quotes in the metadata as it is (no quote, backslash, control). */
-static int quotable(const char *text)
+int tr_ctf_is_quotable(const char *text)
 {
 	for (; *text; text++)
 		if (*text == '"' || *text == '\\' || (unsigned char)*text < ' ' || *text == 0x7f)
@@ -180,7 +179,7 @@ int tr_ctf_write_event_class(FILE *out, const struct tr_ctf_event_class *c)
 {
 	unsigned int i;
 
-	if (!quotable(c->name))
+	if (!tr_ctf_is_quotable(c->name))
 		return -EINVAL;
 	for (i = 0; i < c->nfields; i++)
 		if (field_problem(&c->fields[i]))

@@ -118,6 +118,8 @@ int tr_ctf_write_metadata(FILE *out, const struct tr_ctf_trace *trace);
 void tr_ctf_write_stream_class(FILE *out, __u32 id);
 /* Whether name is a C identifier, as a field's name is in the metadata. */
 int tr_ctf_is_identifier(const char *name);
+/* Whether text stands between double quotes in the metadata as it is (no quote, backslash, control). */
+int tr_ctf_is_quotable(const char *text);
 int tr_ctf_write_event_class(FILE *out, const struct tr_ctf_event_class *c);
 
 /* Write all of len bytes, across short writes and signals (async-signal-safe); 0 or -errno. */

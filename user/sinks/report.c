@@ -228,6 +228,11 @@ static int run_passes(struct main_pass *pass, struct tr_trace *trace)
 		close_stopped(pass);
 		return 1;
 	}
+	if (pass->damaged && pass->sink.ops->whole_or_nothing) {
+		progress_end(&pass->progress);
+		pass->sink.ops->abandon(pass->sink.state);
+		return 1;
+	}
 	err = pass->sink.ops->close(pass->sink.state, pass->tasks);
 	progress_end(&pass->progress);
 	if (err) {

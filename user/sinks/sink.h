@@ -53,6 +53,11 @@ struct tr_sink_ops {
 	 */
 	void (*abandon)(void *state);
 	/*
+	 * A trace or nothing (it has abandon): a damaged trace (its problems
+	 * said) abandons it instead of closing it.
+	 */
+	bool whole_or_nothing;
+	/*
 	 * A copy of the trace: what names its tasks and their code
 	 * (tracer:task_state, tracer:vm_map) is kept without --event, and
 	 * from outside the time window too, since what came before it holds
@@ -64,7 +69,7 @@ struct tr_sink_ops {
 
 /* The sinks (sinks/sink_table.c has them by format). */
 extern const struct tr_sink_ops tr_text_sink, tr_folded_sink, tr_jsonl_sink, tr_stats_sink,
-	tr_chrome_sink, tr_perfetto_sink, tr_ctf_copy_sink;
+	tr_chrome_sink, tr_perfetto_sink, tr_ctf_copy_sink, tr_lttng_sink;
 
 /* format's sink (one of enum tr_report_format's). */
 const struct tr_sink_ops *tr_sink_of(enum tr_report_format format);

@@ -1,0 +1,180 @@
+#!/usr/bin/env bash
+# tracer export --format lttng: a trace in lttng-modules 2.13's layout,
+# read by its real consumers.  A known workload recorded machine-wide:
+# a process that calls getppid exactly N times, then a shell that counts
+# to 300000 on a CPU (about a second when the machine is idle).  The oracles: babeltrace2 reads the export
+# without a word; lttng-analyses (Debian's python3-lttnganalyses) counts
+# N getppid for that process, gives the spinning shell the CPU time its
+# sched_switch records say it had (worked out here from our own trace's
+# JSON lines), and runs its IRQ and scheduling analyses; the metadata
+# has what Trace Compass's LTTng 2.9+ layout selects and reads.
+set -u
+TEST_NAME=lttng
+. "$(dirname "$0")/lib.sh"
+require_root "recording with BPF needs root here"
+use_tracefs
+
+N=500
+nice -n 10 "$TRACER" record -a -o "$work/t" -e sched:sched_switch -e sched:sched_waking \
+	-e sched:sched_process_fork -e sched:sched_process_exec -e sched:sched_process_exit \
+	-e 'irq:*' -e syscalls:sys_enter_getppid -e syscalls:sys_exit_getppid -- \
+	sh -c "sh -c 'echo \$\$ >$work/getppid.pid; exec $GETPPID $N' >/dev/null &&
+	       sh -c 'echo \$\$ >$work/spin.pid; i=0; while [ \$i -lt 300000 ]; do i=\$((i + 1)); done'" \
+	>/dev/null 2>"$work/record.log"
+recorded=$?
+
+exported() {
+	[ "$recorded" = 0 ] || { diag "$work/record.log"; return 1; }
+	"$TRACER" export --format lttng -o "$work/l" "$work/t" 2>"$work/export.err" &&
+		[ ! -s "$work/export.err" ] && [ -f "$work/l/kernel/metadata" ] &&
+		ls "$work/l/kernel"/channel0_* >/dev/null ||
+		{ diag "$work/export.err"; return 1; }
+}
+check "export --format lttng writes a session directory with the kernel trace in kernel/" exported
+
+babeltrace2_reads() {
+	babeltrace2 "$work/l" >"$work/l.bt" 2>"$work/l.bt.err" && [ ! -s "$work/l.bt.err" ] &&
+		[ "$(grep -c ' syscall_entry_getppid: ' "$work/l.bt")" -ge "$N" ] ||
+		{ diag "$work/l.bt.err"; return 1; }
+}
+check "babeltrace2 reads the export without a warning" babeltrace2_reads
+
+# The shell that execs the helper calls getppid once itself: the count
+# is N and what our own trace says that shell called before the exec.
+syscallstats_counts() {
+	local pid want
+	pid=$(cat "$work/getppid.pid") &&
+		"$TRACER" export --format jsonl -o "$work/t.jsonl" "$work/t" &&
+		want=$(grep '"event":"syscalls:sys_enter_getppid"' "$work/t.jsonl" | grep -c "\"tid\":$pid,") &&
+		[ "$want" -ge "$N" ] && [ "$want" -le $((N + 2)) ] &&
+		timeout 600 nice -n 10 lttng-syscallstats "$work/l" >"$work/syscallstats" 2>&1 || {
+		echo "# our trace: ${want:-?} getppid by $pid"
+		diag "$work/syscallstats"
+		return 1
+	}
+	# The block of our task: its header line names its TID, then " - NAME  COUNT ..." lines.
+	awk -v tid="TID: $pid)" -v n="$want" '
+		index($0, tid) { ours = 1; next }
+		/TID: / { ours = 0 }
+		ours && $1 == "-" && $2 == "getppid" { got = $3 }
+		END { if (got != n) { print "# getppid: " got ", want " n; exit 1 } }' "$work/syscallstats" ||
+		{ diag "$work/syscallstats"; return 1; }
+}
+check "lttng-syscallstats: exactly the getppid calls of the process that made them ($N, and its shell's)" syscallstats_counts
+
+# The spinning shell's time on a CPU by its sched_switch records (in to
+# out, or to the end), as a share of cputop's time range.
+cputop_agrees() {
+	local pid
+	pid=$(cat "$work/spin.pid") &&
+		timeout 600 nice -n 10 lttng-cputop "$work/l" >"$work/cputop" 2>&1 || {
+		diag "$work/cputop"
+		return 1
+	}
+	python3 - "$work/t.jsonl" "$work/cputop" "$pid" <<'PYEOF' || { diag "$work/cputop"; return 1; }
+import datetime, json, re, sys
+jsonl, cputop, pid = sys.argv[1], open(sys.argv[2]).read(), int(sys.argv[3])
+def ns(text):  # "2026-11-27 18:39:29.175392006" -> ns of the day, all we need for a span
+    day, frac = text.split(".")
+    t = datetime.datetime.strptime(day, "%Y-%m-%d %H:%M:%S")
+    return (t.hour * 3600 + t.minute * 60 + t.second) * 10**9 + int(frac.ljust(9, "0"))
+begin, end = map(ns, re.search(r"Timerange: \[(\S+ \S+), (\S+ \S+)\]", cputop).groups())
+usage = re.search(r"([\d.]+) %\s+sh \(" + str(pid) + r"\)", cputop)
+if not usage:
+    sys.exit("# cputop shows no sh (%d)" % pid)
+ran, since = 0, {}
+for line in open(jsonl):
+    e = json.loads(line)
+    if e["event"] != "sched:sched_switch":
+        continue
+    f, cpu = e["fields"], e["cpu"]
+    if f["prev_pid"] == pid and cpu in since:
+        ran += e["ts"] - since.pop(cpu)
+    if f["next_pid"] == pid:
+        since[cpu] = e["ts"]
+last = max(json.loads(line)["ts"] for line in open(jsonl))
+ran += sum(last - t for t in since.values())
+ours = 100.0 * ran / (end - begin)
+theirs = float(usage.group(1))
+print("# sh (%d): lttng-cputop %.2f %%, its sched_switch records %.2f %%" % (pid, theirs, ours))
+if ours <= 0 or abs(theirs - ours) > 0.02 * ours:
+    sys.exit("# it never ran, or they differ by more than 2%")
+PYEOF
+}
+check "lttng-cputop: the spinning task's CPU usage within 2% of what its sched_switch records say" cputop_agrees
+
+analysis_runs() { # analysis_runs COMMAND: it exits 0 and says no error
+	timeout 600 nice -n 10 "$1" "$work/l" >"$work/$1" 2>&1 && ! grep -qi "error" "$work/$1" ||
+		{ diag "$work/$1"; return 1; }
+}
+check "lttng-irqstats runs without an error" analysis_runs lttng-irqstats
+check "lttng-schedtop runs without an error" analysis_runs lttng-schedtop
+
+# Trace Compass picks its LTTng 2.9+ kernel layout by the env, then reads
+# these events' fields (issue 35).
+trace_compass_layout() {
+	python3 - "$work/l/kernel/metadata" <<'PYEOF'
+import re, sys
+meta = open(sys.argv[1]).read()
+env = dict(re.findall(r'^\t(\w+) = "?([^";]*)"?;$', re.search(r"env \{(.*?)\n\};", meta, re.S).group(1), re.M))
+want_env = {"domain": "kernel", "tracer_name": "lttng-modules", "tracer_major": "2", "tracer_minor": "13"}
+bad = {k: env.get(k) for k, v in want_env.items() if env.get(k) != v}
+for key in ("sysname", "kernel_release", "hostname"):
+    if not env.get(key):
+        bad[key] = None
+events = {m.group(1): set(re.findall(r"\s_(\w+)(?:\[\d+\])?;", m.group(2)))
+          for m in re.finditer(r'event \{\n\tname = "(\w+)";.*?fields := struct \{(.*?)\n\t\};', meta, re.S)}
+# Those this workload has records of, then those the machine may not have had.
+want = {
+    "sched_switch": "prev_comm prev_tid prev_state prev_prio next_comm next_tid next_prio",
+    "sched_process_fork": "parent_tid child_comm child_tid child_pid",
+    "lttng_statedump_process_state": "tid pid ppid status name",
+    "sched_waking": "comm tid prio target_cpu",
+    "sched_process_exit": "tid",
+}
+if_recorded = {
+    "irq_handler_entry": "irq name", "irq_handler_exit": "irq ret",
+    "irq_softirq_entry": "vec", "irq_softirq_exit": "vec", "irq_softirq_raise": "vec",
+}
+for name, fields in list(want.items()) + [i for i in if_recorded.items() if i[0] in events]:
+    missing = set(fields.split()) - events.get(name, set())
+    if missing:
+        bad[name] = sorted(missing)
+if not re.search(r"packet\.context := struct \{[^}]*uint32_t cpu_id;", meta):
+    bad["packet.context"] = "no cpu_id"
+if bad:
+    sys.exit("# %s" % bad)
+PYEOF
+}
+check "the metadata selects Trace Compass's LTTng 2.9+ layout and has the fields it reads" trace_compass_layout
+
+# A trace whose stream is cut mid-packet: one line, exit 1, no directory.
+damaged_trace() {
+	cp -r "$work/t" "$work/damaged" || return 1
+	local stream
+	stream=$(ls "$work/damaged"/channel0_* | head -1)
+	truncate -s 100 "$stream"
+	"$TRACER" export --format lttng -o "$work/damaged.l" "$work/damaged" 2>"$work/damaged.err"
+	local got=$?
+	[ "$got" = 1 ] && [ "$(wc -l <"$work/damaged.err")" = 1 ] && [ ! -e "$work/damaged.l" ] &&
+		grep -q "^tracer export: channel0_0: .*truncated" "$work/damaged.err" ||
+		{ echo "# exit $got"; diag "$work/damaged.err"; return 1; }
+}
+check "a damaged trace: the export says so in one line, exits 1 and leaves no directory" damaged_trace
+
+# A signal that ends export ends this export too, which is then removed:
+# the file size limit's SIGXFSZ, at the first write past 512 KiB.
+signalled() {
+	local got
+	"$TRACER" record -e syscalls:sys_enter_getppid -e syscalls:sys_exit_getppid -o "$work/big" \
+		-- "$GETPPID" 100000 >/dev/null 2>&1 || { echo "# no trace"; return 1; }
+	# (bash says the signal that ended it on the group's stderr)
+	{ (ulimit -f 512; exec "$TRACER" export --format lttng -o "$work/cut" "$work/big") 2>"$work/cut.err"; } 2>/dev/null
+	got=$?
+	[ "$got" = $((128 + $(kill -l XFSZ))) ] && [ ! -e "$work/cut" ] &&
+		grep -qx "tracer export: stopped by a signal: $work/cut removed" "$work/cut.err" ||
+		{ echo "# exit $got"; diag "$work/cut.err"; ls -laR "$work/cut" 2>&1 | diag; return 1; }
+}
+check "export --format lttng ended by a signal (SIGXFSZ): the directory removed, export dies of it" signalled
+
+echo "1..$n"
