@@ -357,6 +357,19 @@ check "export --format ctf: no byte of the copy comes from the heap (two copies,
 check "export --format ctf into a directory that exists is refused" \
 	refused 2 "^tracer export: .*$(literally "$work/whole").*" export --format ctf -o "$work/whole" "$work/t"
 
+# A damaged trace is copied whole or not at all: the problem said, exit 1,
+# no directory (a copy cut short is no copy).
+ctf_copy_damaged() {
+	local got
+	cp -r "$work/t" "$work/damaged" && truncate -s 100 "$work/damaged/channel0_0" || return 1
+	"$TRACER" export --format ctf -o "$work/damaged.ctf" "$work/damaged" 2>"$work/damaged.err"
+	got=$?
+	[ "$got" = 1 ] && [ "$(wc -l <"$work/damaged.err")" = 1 ] && [ ! -e "$work/damaged.ctf" ] &&
+		grep -q "^tracer export: channel0_0: .*truncated" "$work/damaged.err" ||
+		{ echo "# exit $got"; diag "$work/damaged.err"; ls -la "$work/damaged.ctf" 2>&1 | diag; return 1; }
+}
+check "export --format ctf of a damaged trace: said in one line, exit 1, no directory" ctf_copy_damaged
+
 # A signal that ends export ends a CTF copy too, which is then removed:
 # the file size limit's SIGXFSZ is such a signal, and it comes at a known
 # point, the first write past the limit: here 1 MiB into a 4 MiB copy.

@@ -291,5 +291,5 @@ static int copy_sink_open(struct tr_sink *sink, FILE *out, struct tr_trace *trac
 
 const struct tr_sink_ops tr_ctf_copy_sink = {
 	.open = copy_sink_open, .record = copy_record, .lost = copy_lost, .close = copy_close,
-	.abandon = copy_abandon, .keeps_state = true,
+	.abandon = copy_abandon, .whole_or_nothing = true, .keeps_state = true,
 };

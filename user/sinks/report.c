@@ -139,12 +139,13 @@ static void report_item(void *data, const struct tr_item *it)
 {
 	struct main_pass *p = data;
 	const struct tr_report_opts *o = p->o;
+	struct filter *f = p->f;
 
 	if (o->stop && *o->stop) {
 		p->stopped = 1;
 		tr_trace_stop(p->trace);
 		return;
-	}	struct filter *f = p->f;
+	}
 
 	progress_step(&p->progress);
 	if (it->kind == TR_ITEM_PROBLEM) {
