@@ -62,8 +62,10 @@ for package in "${packages[@]}"; do
 	debs+=("$(ls "$work"/"${package}"_"$version"_*.deb)")
 done
 # A warning that cannot be avoided is overridden in debian/, with the reason.
+# (lintian's temporary files, which it leaves, in $work: mldbm-elf-*)
+mkdir "$work/tmp"
 check "lintian: no error, no warning (build $build_seconds s)" \
-	eval 'lintian --fail-on error,warning "$work"/tracer_"$version"_*.changes >"$work/lintian" 2>&1 ||
+	eval 'TMPDIR=$work/tmp lintian --fail-on error,warning "$work"/tracer_"$version"_*.changes >"$work/lintian" 2>&1 ||
 		{ diag "$work/lintian"; false; }'
 
 # What the packages hold, and which of those paths were there before.
