@@ -28,10 +28,10 @@
  * some.  The first to find it claims it in its control block
  * (reader_claim: the recorder's pid and start time, so that a recorder
  * killed without letting go is known gone); the others leave it to that
- * one and say so, and take it if it lets go (at its end) while they still
- * record.  Only a buffer's thread may
- * close its open sub-buffer, so at the end of the recording the records
- * of each open sub-buffer are copied (tr_ubuf_copy_open(), as a dump does).
+ * one and say so, and take it if it lets go (at its end) while they
+ * still record.  Only a buffer's thread may close its open sub-buffer, so
+ * at the end of the recording the records of each open sub-buffer are
+ * copied (tr_ubuf_copy_open(), as a dump does).
  * The memory is another process's: each packet is copied before it is
  * checked and rewritten, and a buffer whose tables point outside its
  * memory is left.

@@ -210,8 +210,10 @@ static void close_stopped(struct main_pass *pass)
 }
 
 /*
- * The passes over the open trace into the open sink, which they close:
- * whether the trace is damaged (problems said) or writing failed (said).
+ * The passes over the open trace into the open sink, which they close
+ * (abandon, when o->stop cut them short or a whole-or-nothing sink's
+ * trace is damaged): whether the trace is damaged (problems said), the
+ * passes were stopped or writing failed (said).
  */
 static int run_passes(struct main_pass *pass, struct tr_trace *trace)
 {
