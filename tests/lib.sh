@@ -71,6 +71,20 @@ source_files() {
 	fi
 }
 
+# export_signalled FORMAT TRACE KIB: export --format FORMAT of TRACE into a
+# directory, ended by a signal at a known point, the file size limit's
+# SIGXFSZ at the first write past KIB: it dies of the signal, saying the
+# directory it removed, and none is left.
+export_signalled() {
+	local got
+	# (bash says the signal that ended it on the group's stderr)
+	{ (ulimit -f "$3"; exec "$TRACER" export --format "$1" -o "$work/cut" "$2") 2>"$work/cut.err"; } 2>/dev/null
+	got=$?
+	[ "$got" = $((128 + $(kill -l XFSZ))) ] && [ ! -e "$work/cut" ] &&
+		grep -qx "tracer export: stopped by a signal: $work/cut removed" "$work/cut.err" ||
+		{ echo "# exit $got"; diag "$work/cut.err"; ls -laR "$work/cut" 2>&1 | diag; return 1; }
+}
+
 require_root() { # require_root WHY: the whole script is skipped without root
 	[ "$(id -u)" = 0 ] && return 0
 	echo "1..0 # SKIP $1"

@@ -374,15 +374,9 @@ check "export --format ctf of a damaged trace: said in one line, exit 1, no dire
 # the file size limit's SIGXFSZ is such a signal, and it comes at a known
 # point, the first write past the limit: here 1 MiB into a 4 MiB copy.
 ctf_copy_signalled() {
-	local got
 	"$TRACER" record -e syscalls:sys_enter_getppid -o "$work/big" -- "$GETPPID" 100000 2>/dev/null &&
 		[ "$(du -sk "$work/big" | cut -f1)" -ge 3072 ] || { echo "# no 3 MiB trace"; return 1; }
-	# (bash says the signal that ended it on the group's stderr)
-	{ (ulimit -f 1024; exec "$TRACER" export --format ctf -o "$work/cut" "$work/big") 2>"$work/cut.err"; } 2>/dev/null
-	got=$?
-	[ "$got" = $((128 + $(kill -l XFSZ))) ] && [ ! -e "$work/cut" ] &&
-		grep -qx "tracer export: stopped by a signal: $work/cut removed" "$work/cut.err" ||
-		{ echo "# exit $got"; diag "$work/cut.err"; ls -la "$work/cut" 2>&1 | diag; return 1; }
+	export_signalled ctf "$work/big" 1024
 }
 check "export --format ctf ended by a signal (SIGXFSZ): the copy removed, export dies of it" ctf_copy_signalled
 

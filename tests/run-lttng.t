@@ -165,15 +165,9 @@ check "a damaged trace: the export says so in one line, exits 1 and leaves no di
 # A signal that ends export ends this export too, which is then removed:
 # the file size limit's SIGXFSZ, at the first write past 512 KiB.
 signalled() {
-	local got
 	"$TRACER" record -e syscalls:sys_enter_getppid -e syscalls:sys_exit_getppid -o "$work/big" \
 		-- "$GETPPID" 100000 >/dev/null 2>&1 || { echo "# no trace"; return 1; }
-	# (bash says the signal that ended it on the group's stderr)
-	{ (ulimit -f 512; exec "$TRACER" export --format lttng -o "$work/cut" "$work/big") 2>"$work/cut.err"; } 2>/dev/null
-	got=$?
-	[ "$got" = $((128 + $(kill -l XFSZ))) ] && [ ! -e "$work/cut" ] &&
-		grep -qx "tracer export: stopped by a signal: $work/cut removed" "$work/cut.err" ||
-		{ echo "# exit $got"; diag "$work/cut.err"; ls -laR "$work/cut" 2>&1 | diag; return 1; }
+	export_signalled lttng "$work/big" 512
 }
 check "export --format lttng ended by a signal (SIGXFSZ): the directory removed, export dies of it" signalled
 
