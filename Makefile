@@ -299,7 +299,10 @@ clean:
 # (shared, with its soname's link and the development link; static; its
 # header; its pkg-config file, holding PREFIX), the man pages, the bash
 # completion and the example.  make uninstall removes exactly that (the
-# commands' pages by their names, tracer-*.1).
+# commands' pages by their names, tracer-*.1).  Into the system itself (no
+# DESTDIR), both refresh the loader's cache (ldconfig), so that programs
+# find libtracer-ust.so.N at once.
+LDCONFIG = $(if $(DESTDIR),:,command -v ldconfig >/dev/null && [ "$$(id -u)" = 0 ] && ldconfig || :)
 PREFIX      ?= /usr/local
 BINDIR      ?= $(PREFIX)/bin
 LIBDIR      ?= $(PREFIX)/lib
@@ -329,6 +332,7 @@ install: all
 	$(foreach page,$(MAN_WRITTEN),install -m 644 $(page) $(DESTDIR)$(MANDIR)/man$(subst .,,$(suffix $(page)))/;)
 	install -m 644 $(COMPLETION) $(DESTDIR)$(BASHCOMPDIR)/tracer
 	install -m 644 examples/*.c $(DESTDIR)$(DOCDIR)/examples/
+	$(LDCONFIG)
 
 # make dist: $(BUILD)/tracer-VERSION.tar.xz, the tree's source files (git's
 # list, with the untracked files it does not ignore; in a tree unpacked
@@ -355,6 +359,7 @@ dist:
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
 	-rmdir $(addprefix $(DESTDIR),$(INCLUDEDIR)/tracer $(DOCDIR)/examples $(DOCDIR)) 2>/dev/null
+	$(LDCONFIG)
 
 # What each compile wrote with -MMD: an object's beside it, a program
 # compiled from one source beside the program.
