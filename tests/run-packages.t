@@ -14,8 +14,8 @@
 #
 # The machine is left as found: the packages purged and DKMS's tree entry
 # removed at exit, whatever failed; a machine that has any of the packages
-# installed already is skipped.  About 50 s here: the build 30 s, lintian
-# 7 s, DKMS 8 s (plus the kernel's first fetch, 10 s).
+# installed already is skipped.  80 to 110 s here: the build 30 s,
+# lintian 7 s, DKMS 8 s (plus each kernel's first fetch, 10 s).
 set -u
 TEST_NAME=packages
 . "$(dirname "$0")/lib.sh"
