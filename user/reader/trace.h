@@ -21,6 +21,7 @@
 #include <endian.h>
 #include <stddef.h>
 #include <string.h>
+#include <sys/types.h>
 #include <tracer/layout.h>
 
 struct tep_event;
@@ -157,6 +158,12 @@ int tr_trace_has_stacks(const struct tr_trace *trace);
 
 /* A file at the top of the trace (metadata), for reading: as tr_trace_open_meta(). */
 int tr_trace_open_file(const struct tr_trace *trace, const char *name);
+
+/*
+ * Up to size bytes of fd into buf, read until its end or size (reads
+ * cut short by a signal retried): the bytes read, or -errno.
+ */
+ssize_t tr_read_all(int fd, char *buf, size_t size);
 /* The name of channel stream_id (CTF stream class), or NULL. */
 const char *tr_trace_channel_name(const struct tr_trace *trace, __u32 stream_id);
 

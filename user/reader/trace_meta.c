@@ -252,8 +252,7 @@ int trace_parse_classes(struct tr_trace *t, const char *name, const char *text, 
 	return 0;
 }
 
-/* Reads the whole of a regular file into a buffer of its size. */
-static ssize_t read_all(int fd, char *buf, size_t size)
+ssize_t tr_read_all(int fd, char *buf, size_t size)
 {
 	size_t done = 0;
 
@@ -322,7 +321,7 @@ static int read_classes(struct tr_trace *t, const char *dir, char *why, size_t w
 	}
 	text = malloc(st.st_size + 1);
 	if (text)
-		len = read_all(fd, text, st.st_size);
+		len = tr_read_all(fd, text, st.st_size);
 	close(fd);
 	if (!text || len < 0) {
 		snprintf(why, whylen, "%s/.tracer/events: %s", dir, strerror(text ? -len : ENOMEM));
@@ -370,7 +369,7 @@ static void read_channels(struct tr_trace *t)
 {
 	char text[TR_MAX_CHANNELS * 64], *line, *save = NULL;
 	int fd = tr_trace_open_meta(t, TR_TRACE_CHANNELS);
-	ssize_t len = fd < 0 ? fd : read_all(fd, text, sizeof(text) - 1);
+	ssize_t len = fd < 0 ? fd : tr_read_all(fd, text, sizeof(text) - 1);
 
 	if (fd >= 0)
 		close(fd);
@@ -414,7 +413,7 @@ static void read_context(struct tr_trace *t)
 {
 	char text[TR_MAX_CONTEXT * TR_CONTEXT_NAME_MAX + 1], *line, *save = NULL;
 	int fd = tr_trace_open_meta(t, TR_TRACE_CONTEXT);
-	ssize_t len = fd < 0 ? fd : read_all(fd, text, sizeof(text) - 1);
+	ssize_t len = fd < 0 ? fd : tr_read_all(fd, text, sizeof(text) - 1);
 
 	if (fd >= 0)
 		close(fd);

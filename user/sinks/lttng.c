@@ -874,19 +874,15 @@ static void env_from(struct lt_env *env, const char *meta)
 static char *read_text(int fd, size_t max)
 {
 	char *text = fd < 0 ? NULL : malloc(max + 1);
-	size_t len = 0;
-	ssize_t n = 0;
+	ssize_t len = text ? tr_read_all(fd, text, max) : -1;
 
-	while (text && len < max && (n = read(fd, text + len, max - len)) > 0)
-		len += n;
 	if (fd >= 0)
 		close(fd);
-	if (text && n < 0) {
+	if (len < 0) {
 		free(text);
 		return NULL;
 	}
-	if (text)
-		text[len] = 0;
+	text[len] = 0;
 	return text;
 }
 
