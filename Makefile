@@ -10,7 +10,7 @@ CFLAGS  += -std=gnu11 -Wall -Wextra -Werror -Iinclude -Iuser -Ibpf -I$(BUILD)/bp
 # debian/rules) go to every compile and every link.
 CFLAGS  += $(CPPFLAGS)
 LDLIBS  += -lbpf -ldw -lelf -lz -lpthread \
-	   $(shell pkg-config --libs libtracefs libtraceevent liburcu-memb ncurses) -lm
+	   $(shell pkg-config --libs libtracecmd libtracefs libtraceevent liburcu-memb ncurses) -lm
 
 # BPF programs: one object and one bpftool skeleton per bpf/*.bpf.c.
 # The multiarch directory after the others: libbpf's usdt.bpf.h includes <linux/errno.h>.
@@ -207,9 +207,9 @@ $(BUILD)/bench/ust_lttng: bench/ust_lttng.c
 # built with libFuzzer, AddressSanitizer and UBSan (the libraries they link
 # are not instrumented).
 FUZZ_CFLAGS := -g -O1 -std=gnu11 -Wall -Wextra -Werror -Iinclude -Iuser -I$(BUILD)/gen \
-	       $(shell pkg-config --cflags libtraceevent) \
+	       $(shell pkg-config --cflags libtracecmd libtracefs libtraceevent) \
 	       -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
-FUZZ_LIBS := $(shell pkg-config --libs libtraceevent) -lelf
+FUZZ_LIBS := $(shell pkg-config --libs libtracecmd libtracefs libtraceevent) -lelf
 FUZZ_BINS := $(BUILD)/fuzz/report_fuzz $(BUILD)/fuzz/format_fuzz $(BUILD)/fuzz/filter_fuzz
 FUZZ_SECONDS ?= 300
 
@@ -235,7 +235,8 @@ $(FUZZ_BINS): $(wildcard include/tracer/*.h user/*/*.h tests/format/*.h) | $(BUI
 # out libtraceevent's own leaks only (tests/fuzz/lsan.supp).
 ASAN_BUILD   ?= build-asan
 ASAN_CFLAGS  := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
-ASAN_TESTS   := tests/run-cli.t tests/run-report-hostile.t tests/run-filter.t tests/run-print.t tests/run-export.t
+ASAN_TESTS   := tests/run-cli.t tests/run-report-hostile.t tests/run-filter.t tests/run-print.t tests/run-export.t \
+		tests/run-tracecmd.t
 ASAN_REPORTS  = $(abspath $(ASAN_BUILD))/sanitizer-reports
 
 # The tests' workloads, counted system call by system call, are left plain:

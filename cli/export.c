@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <libgen.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -37,8 +38,10 @@ static int parse_format(const char *text, enum tr_report_format *format)
 		*format = TR_REPORT_CTF;
 	else if (!strcmp(text, "lttng"))
 		*format = TR_REPORT_LTTNG;
+	else if (!strcmp(text, "trace-cmd"))
+		*format = TR_REPORT_TRACECMD;
 	else
-		return refuse("--format", text, "must be text, jsonl, chrome-json, perfetto, ctf or lttng");
+		return refuse("--format", text, "must be text, jsonl, chrome-json, perfetto, ctf, lttng or trace-cmd");
 	return 0;
 }
 
@@ -140,18 +143,25 @@ static int export_directory(struct tr_report_opts *o, const char *dir)
  * truncated (its owner and mode would stay); what export could not write
  * is said, and the new file removed, also when a signal ends export.
  * Standard output, a device or a FIFO is written as it is; a symbolic
- * link is not followed.
+ * link is not followed.  trace-cmd's sink makes files of its own beside
+ * FILE: a signal stops it at the next record instead (as
+ * export_directory()), and its files are removed with the new one.
  */
-static int export_into(const struct tr_report_opts *o, const char *path)
+static int export_into(struct tr_report_opts *o, const char *path)
 {
 	int to_stdout = !strcmp(path, "-"), in_place, status;
-	char *tmp = export_tmp;
+	char *tmp = export_tmp, *copy = NULL;
 	struct stat st;
 	FILE *out;
 
 	in_place = to_stdout || (!lstat(path, &st) && !S_ISREG(st.st_mode));
-	if (!in_place)
+	if (o->format == TR_REPORT_TRACECMD) {
+		o->stop = &stop_signal;
+		o->scratch_dir = to_stdout || !(copy = strdup(path)) ? NULL : dirname(copy);
+		on_ending_signals(ask_stop);
+	} else if (!in_place) {
 		on_ending_signals(remove_new_file);
+	}
 	out = to_stdout ? stdout : in_place ? open_output(path) : open_beside(path, tmp, sizeof(export_tmp));
 	if (!out) {
 		tmp[0] = '\0';
@@ -170,6 +180,11 @@ static int export_into(const struct tr_report_opts *o, const char *path)
 	if (!in_place && status)
 		unlink(tmp);
 	tmp[0] = '\0';
+	free(copy);
+	if (stop_signal) {
+		signal(stop_signal, SIG_DFL);
+		raise(stop_signal);
+	}
 	return status;
 }
 
@@ -197,7 +212,9 @@ static const struct cli_option export_options[] = {
 	  "protobuf trace (ui.perfetto.dev, trace_processor): CPU lanes, thread states;\n"
 	  "ctf: a trace directory FILE of the selected events (report, babeltrace2);\n"
 	  "lttng: a trace directory FILE as lttng-modules 2.13 writes one (lttng-analyses,\n"
-	  "Trace Compass, babeltrace2): LTTng's event and field names", set_format, 0 },
+	  "Trace Compass, babeltrace2): LTTng's event and field names;\n"
+	  "trace-cmd: trace-cmd's trace.dat, written by libtracecmd (trace-cmd report,\n"
+	  "KernelShark); FILE must be a file, not a pipe", set_format, 0 },
 	SELECT_OPTIONS,
 	{ 0 }
 };
@@ -206,7 +223,7 @@ static int cmd_export(int argc, char **argv);
 
 const struct cli_command export_command = {
 	.name = "export",
-	.summary = "write a trace's events into a file: text, JSON lines, a Chrome or Perfetto trace, CTF, or LTTng's CTF",
+	.summary = "write a trace's events into a file: text, JSON lines, a Chrome or Perfetto trace, CTF, LTTng's CTF, or trace-cmd's trace.dat",
 	.synopsis = "tracer export [options] --format FORMAT -o FILE [DIR]",
 	.options = export_options,
 	.run = cmd_export,
@@ -214,7 +231,8 @@ const struct cli_command export_command = {
 	"tracer export --format jsonl -o - | jq .name\tthe events' names, through jq\n"
 	"tracer export --format perfetto -o trace.pftrace\ttracer.data for ui.perfetto.dev\n"
 	"tracer export --format ctf --event 'sched:*' -o sched.data\ta trace directory of the scheduler events only\n"
-	"tracer export --format lttng -o lttng.data && lttng-cputop lttng.data\tCPU usage by lttng-analyses\n",
+	"tracer export --format lttng -o lttng.data && lttng-cputop lttng.data\tCPU usage by lttng-analyses\n"
+	"tracer export --format trace-cmd -o trace.dat && kernelshark trace.dat\tthe trace in KernelShark\n",
 	.files = "tracer.data\tthe trace directory read when DIR is not given\n",
 };
 
@@ -228,7 +246,7 @@ static int export_with(struct export_args *e, int argc, char **argv)
 	if (trace_dir_argument(&e->s, argc, argv))
 		return 2;
 	if (!e->format || !e->output) {
-		fprintf(stderr, "%s: export needs --format (text, jsonl, chrome-json, perfetto, ctf or lttng) and -o FILE (- for standard output)\n",
+		fprintf(stderr, "%s: export needs --format (text, jsonl, chrome-json, perfetto, ctf, lttng or trace-cmd) and -o FILE (- for standard output)\n",
 			me);
 		return 2;
 	}

@@ -405,9 +405,9 @@ check "-o /dev/full: the device is left alone, the failure said" \
 	refused 1 "^tracer export: writing /dev/full failed: No space left on device$" \
 	export --format text -o /dev/full "$work/t"
 check "--format is one export knows" \
-	refused 2 "^tracer export: --format 'xml': must be text, jsonl, chrome-json, perfetto, ctf or lttng$" export --format xml -o "$out" "$work/t"
+	refused 2 "^tracer export: --format 'xml': must be text, jsonl, chrome-json, perfetto, ctf, lttng or trace-cmd$" export --format xml -o "$out" "$work/t"
 check "export without -o is refused, saying what it needs" \
-	refused 2 "^tracer export: export needs --format \(text, jsonl, chrome-json, perfetto, ctf or lttng\) and -o FILE \(- for standard output\)$" \
+	refused 2 "^tracer export: export needs --format \(text, jsonl, chrome-json, perfetto, ctf, lttng or trace-cmd\) and -o FILE \(- for standard output\)$" \
 	export --format jsonl "$work/t"
 check "a bad --start is refused" \
 	refused 2 "^tracer export: --start '1.2.3': not a time" export --format jsonl --start 1.2.3 -o "$out" "$work/t"

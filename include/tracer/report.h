@@ -24,6 +24,7 @@ enum tr_report_format {
 	TR_REPORT_PERFETTO,		/* Perfetto's protobuf trace (sinks/perfetto.c) */
 	TR_REPORT_CTF,			/* a trace directory of the selected records (sinks/ctf_copy.c) */
 	TR_REPORT_LTTNG,		/* a trace directory in lttng-modules' layout (sinks/lttng.c) */
+	TR_REPORT_TRACECMD,		/* trace-cmd's trace.dat (sinks/tracecmd.c) */
 };
 
 /* --start, --end: a time in the trace's clock, or after its first record. */
@@ -43,6 +44,7 @@ struct tr_report_opts {
 	unsigned int nevents;		/* 0: every event */
 	enum tr_report_format format;
 	const char *output_dir;		/* TR_REPORT_CTF, TR_REPORT_LTTNG: the directory to create */
+	const char *scratch_dir;	/* TR_REPORT_TRACECMD: where its files are made ($TMPDIR if NULL) */
 	int progress;			/* how far it is, on stderr (a terminal) */
 	struct tr_report_time start, end;	/* only events in [start, end] */
 	int raw;			/* text: fields as tep_print_fields() prints them, never the print fmt */

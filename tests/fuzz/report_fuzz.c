@@ -45,7 +45,7 @@ static const struct { char letter; const char *name; } files[] = {
 /* report's sinks, and export's. */
 static const enum tr_report_format sinks[] = {
 	TR_REPORT_TEXT, TR_REPORT_JSONL, TR_REPORT_STATS, TR_REPORT_CHROME, TR_REPORT_PERFETTO,
-	TR_REPORT_CTF, TR_REPORT_LTTNG,
+	TR_REPORT_CTF, TR_REPORT_LTTNG, TR_REPORT_TRACECMD,
 };
 
 static char dir[64], copy[80];
@@ -123,6 +123,7 @@ static unsigned int file_of(uint8_t letter)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct tr_report_opts opts = { .command = "export", .dir = dir, .output_dir = copy };
+	FILE *out;
 	const uint8_t *end = data + size, *at, *next;
 	int present[NFILES] = { 0 };
 	char path[128];
@@ -149,7 +150,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	/* Every sink: an input's size picks one, so each input runs once. */
 	opts.format = sinks[size % (sizeof(sinks) / sizeof(sinks[0]))];
-	tr_report(&opts, devnull);
+	/* trace-cmd's sink writes a file it seeks in, and its own files beside it */
+	out = devnull;
+	if (opts.format == TR_REPORT_TRACECMD) {
+		opts.scratch_dir = access("/dev/shm", W_OK) ? "/tmp" : "/dev/shm";
+		out = fopen(copy, "w+");
+		if (!out)
+			abort();
+	}
+	tr_report(&opts, out);
+	if (out != devnull)
+		fclose(out);
 	remove_copy();
 	return 0;
 }

@@ -194,6 +194,14 @@ int tr_trace_name_functions(struct tr_trace *trace, tr_function_namer namer, voi
  */
 struct tep_event *tr_trace_print_format(struct tr_trace *trace, __u32 id);
 
+/*
+ * The format of event class id as tracefs writes one, with as_id as its
+ * ID, checked as every format the reader parses (reader/format_check.h):
+ * its print fmt whole where report's text evaluates it, else reduced to
+ * its fields.  A string to free(), or NULL (no usable format, no memory).
+ */
+char *tr_trace_format_text(const struct tr_trace *trace, __u32 id, unsigned int as_id);
+
 /* The string of .tracer/printk_formats at address, or NULL. */
 const char *tr_trace_printk(const struct tr_trace *trace, __u64 address);
 

@@ -542,6 +542,18 @@ struct tep_event *tr_trace_print_format(struct tr_trace *t, __u32 id)
 	return w->ev;
 }
 
+char *tr_trace_format_text(const struct tr_trace *t, __u32 id, unsigned int as_id)
+{
+	const struct whole_format *w = id < t->nclasses ? &t->whole[id] : NULL;
+	const char *why;
+	char *text;
+
+	if (!w || !w->text)
+		return NULL;
+	text = tr_format_whole(w->text, w->len, as_id, &why);
+	return text ?: tr_format_sanitize(w->text, w->len, as_id, &why);
+}
+
 const char *tr_trace_printk(const struct tr_trace *t, __u64 address)
 {
 	struct printk_string key = { .address = address }, *found;

@@ -11,6 +11,7 @@ static const struct tr_sink_ops *const sinks[] = {
 	[TR_REPORT_PERFETTO] = &tr_perfetto_sink,
 	[TR_REPORT_CTF] = &tr_ctf_copy_sink,
 	[TR_REPORT_LTTNG] = &tr_lttng_sink,
+	[TR_REPORT_TRACECMD] = &tr_tracecmd_sink,
 };
 
 const struct tr_sink_ops *tr_sink_of(enum tr_report_format format)
