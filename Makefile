@@ -236,7 +236,7 @@ $(FUZZ_BINS): $(wildcard include/tracer/*.h user/*/*.h tests/format/*.h) | $(BUI
 ASAN_BUILD   ?= build-asan
 ASAN_CFLAGS  := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 ASAN_TESTS   := tests/run-cli.t tests/run-report-hostile.t tests/run-filter.t tests/run-print.t tests/run-export.t \
-		tests/run-tracecmd.t
+		tests/run-tracecmd.t tests/run-analyze.t
 ASAN_REPORTS  = $(abspath $(ASAN_BUILD))/sanitizer-reports
 
 # The tests' workloads, counted system call by system call, are left plain:

@@ -5,6 +5,6 @@
 #include "commands.h"
 
 const struct cli_command *const cli_commands[] = {
-	&record_command, &report_command, &export_command, &top_command, &list_command,
+	&record_command, &report_command, &export_command, &analyze_command, &top_command, &list_command,
 	&snapshot_command, &ust_command, NULL
 };

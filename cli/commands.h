@@ -6,7 +6,7 @@
 #include "options.h"
 
 extern const struct cli_command record_command, report_command, export_command, top_command,
-				list_command, snapshot_command, ust_command;
+				list_command, snapshot_command, ust_command, analyze_command;
 
 /* The commands, in tracer help's order, NULL at the end. */
 extern const struct cli_command *const cli_commands[];

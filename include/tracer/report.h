@@ -25,6 +25,10 @@ enum tr_report_format {
 	TR_REPORT_CTF,			/* a trace directory of the selected records (sinks/ctf_copy.c) */
 	TR_REPORT_LTTNG,		/* a trace directory in lttng-modules' layout (sinks/lttng.c) */
 	TR_REPORT_TRACECMD,		/* trace-cmd's trace.dat (sinks/tracecmd.c) */
+	/* tracer analyze's (sinks/analyze_*.c) */
+	TR_REPORT_ANALYZE_SCHED,	/* per task: runtime, switches, wake-up latencies */
+	TR_REPORT_ANALYZE_SYSCALLS,	/* per task and system call: calls, errors, latencies */
+	TR_REPORT_ANALYZE_IRQ,		/* per hard IRQ and soft IRQ vector: durations, raise latencies */
 };
 
 /* --start, --end: a time in the trace's clock, or after its first record. */
@@ -48,6 +52,7 @@ struct tr_report_opts {
 	int progress;			/* how far it is, on stderr (a terminal) */
 	struct tr_report_time start, end;	/* only events in [start, end] */
 	int raw;			/* text: fields as tep_print_fields() prints them, never the print fmt */
+	int json;			/* analyses: JSON instead of a text table */
 	/*
 	 * Or NULL: once *stop is nonzero (a signal's handler sets it), the
 	 * report ends at the next item as one cut short: what it wrote is

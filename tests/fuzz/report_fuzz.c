@@ -45,7 +45,8 @@ static const struct { char letter; const char *name; } files[] = {
 /* report's sinks, and export's. */
 static const enum tr_report_format sinks[] = {
 	TR_REPORT_TEXT, TR_REPORT_JSONL, TR_REPORT_STATS, TR_REPORT_CHROME, TR_REPORT_PERFETTO,
-	TR_REPORT_CTF, TR_REPORT_LTTNG, TR_REPORT_TRACECMD,
+	TR_REPORT_CTF, TR_REPORT_LTTNG, TR_REPORT_TRACECMD, TR_REPORT_ANALYZE_SCHED,
+	TR_REPORT_ANALYZE_SYSCALLS, TR_REPORT_ANALYZE_IRQ,
 };
 
 static char dir[64], copy[80];

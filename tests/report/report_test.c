@@ -22,15 +22,11 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
-#include <ftw.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include <sys/stat.h>
 
 #include "tap.h"
-#include "layout/ubuf.h"
+#include "report/writer.h"
 #include "reader/trace.h"
 #include "sinks/first_pass.h"
 #include "sinks/report.h"
@@ -40,12 +36,6 @@
 #define NCPU		2
 #define SAMPLE_ID	0
 #define TASK_STATE_ID	1
-
-#define COMMON_FIELDS \
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n" \
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n" \
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n" \
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
 
 static const char sample_format[] =
 	"name: sample\nID: 1\nformat:\n" COMMON_FIELDS
@@ -77,32 +67,6 @@ struct task_state {
 	char comm[16];
 };
 
-static char dir[64];
-static __u64 fake_now;
-
-static __u64 fake_clock(void)
-{
-	return fake_now;
-}
-
-/* What one CPU's buffer writes into its stream file, channel0_CPU. */
-struct cpu_stream {
-	struct tr_ubuf buf;
-	int fd;
-};
-
-static void write_file(const char *name, const void *data, size_t len)
-{
-	char path[128];
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	EXPECT(fd >= 0);
-	EXPECT_EQ(write(fd, data, len), len);
-	close(fd);
-}
-
 static void write_events(void)
 {
 	char text[4096];
@@ -111,18 +75,6 @@ static void write_events(void)
 			   strlen(task_state_format), task_state_format);
 
 	write_file(".tracer/events", text, len);
-}
-
-/* A record of id at ts by pid/tid, its payload size bytes of payload. */
-static void emit(struct cpu_stream *c, __u64 ts, __u32 id, __u32 pid, __u32 tid,
-		 const void *payload, size_t size)
-{
-	struct trb_slot slot;
-
-	fake_now = ts;
-	REQUIRE_EQ(trb_reserve(&c->buf.rb, &slot, id, size, (__u64)pid << 32 | tid), 0);
-	memcpy(trb_payload(&slot), payload, size);
-	trb_commit(&c->buf.rb, &slot);
 }
 
 static void emit_sample(struct cpu_stream *c, __u64 ts, __u32 pid, __u32 tid, __u64 seq)
@@ -140,49 +92,13 @@ static void emit_task(struct cpu_stream *c, __u64 ts, __u32 pid, __u32 tid, cons
 	emit(c, ts, TASK_STATE_ID, 0, 0, &t, sizeof(t));
 }
 
-/* The packets the buffer delivered up to now, appended to its stream file. */
-static void flush(struct cpu_stream *c, __u64 now)
-{
-	const char *packet;
-	__u64 pos;
-
-	fake_now = now;
-	trb_flush(&c->buf.rb);
-	while (trb_get_subbuf(&c->buf.rb, &pos, &packet) == 0) {
-		EXPECT_EQ(write(c->fd, packet, c->buf.rb.subbuf_size), c->buf.rb.subbuf_size);
-		trb_put_subbuf(&c->buf.rb, pos);
-	}
-}
-
-static void open_stream(struct cpu_stream *c, unsigned int cpu)
-{
-	struct trb_config cfg = { .subbuf_size = 4096, .nsubbuf = 2, .mode = TR_MODE_DISCARD,
-				  .cpu = cpu };
-	char path[128];
-
-	EXPECT_EQ(tr_ubuf_create(&c->buf, &cfg, fake_clock), 0);
-	snprintf(path, sizeof(path), "%s/channel0_%u", dir, cpu);
-	c->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	EXPECT(c->fd >= 0);
-}
-
-static void close_stream(struct cpu_stream *c)
-{
-	close(c->fd);
-	tr_ubuf_destroy(&c->buf);
-}
-
 /* The trace of the comment at the top, in dir. */
 static void make_trace(void)
 {
 	struct cpu_stream cpu[NCPU];
 	struct trb_slot slot;
-	char path[128];
 
-	snprintf(dir, sizeof(dir), "/tmp/tracer-report-test.XXXXXX");
-	REQUIRE_EQ(mkdtemp(dir) != NULL, 1);
-	snprintf(path, sizeof(path), "%s/.tracer", dir);
-	REQUIRE_EQ(mkdir(path, 0700), 0);
+	make_dir("report");
 	write_events();
 	open_stream(&cpu[0], 0);
 	open_stream(&cpu[1], 1);
@@ -202,17 +118,6 @@ static void make_trace(void)
 	flush(&cpu[1], 8000);
 	close_stream(&cpu[0]);
 	close_stream(&cpu[1]);
-}
-
-static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-	(void)st, (void)type, (void)ftw;
-	return remove(path);
-}
-
-static void remove_trace(void)
-{
-	nftw(dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
 }
 
 /* Each item the main pass would hand a sink, unfiltered. */

@@ -202,6 +202,12 @@ struct tep_event *tr_trace_print_format(struct tr_trace *trace, __u32 id);
  */
 char *tr_trace_format_text(const struct tr_trace *trace, __u32 id, unsigned int as_id);
 
+/*
+ * Whether the trace has an event system:NAME (NAME a glob) with a usable
+ * format; records of it may still be none.
+ */
+int tr_trace_has_class(const struct tr_trace *trace, const char *system, const char *name);
+
 /* The string of .tracer/printk_formats at address, or NULL. */
 const char *tr_trace_printk(const struct tr_trace *trace, __u64 address);
 

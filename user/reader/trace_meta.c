@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -540,6 +541,17 @@ struct tep_event *tr_trace_print_format(struct tr_trace *t, __u32 id)
 		w->ev = parse_format(t->tep_whole, id, w->text, w->len, 1, &(const char *) { NULL });
 	w->parsed = 1;
 	return w->ev;
+}
+
+int tr_trace_has_class(const struct tr_trace *t, const char *system, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < t->nclasses; i++)
+		if (t->classes[i].tep && !strcmp(t->classes[i].system, system) &&
+		    !fnmatch(name, t->classes[i].name, 0))
+			return 1;
+	return 0;
 }
 
 char *tr_trace_format_text(const struct tr_trace *t, __u32 id, unsigned int as_id)

@@ -748,18 +748,6 @@ static void statedump_bounds(struct lttng *l, const struct tr_item *it, int dump
 	}
 }
 
-/* What the writing thread's process is, and what task_state records say of others. */
-static void learn_tgid(const struct tr_item *it, struct tr_tasks *tasks)
-{
-	struct tr_task *task = tr_tasks_get(tasks, it->record->tid);
-
-	if (task)
-		task->pid = it->record->pid;
-	if (tr_is_tracer_class(it->class, "task_state") &&
-	    (task = tr_tasks_get(tasks, tr_item_number(it, "pid"))))
-		task->pid = tr_item_number(it, "tgid");
-}
-
 static void lttng_record(void *state, const struct tr_item *it, struct tr_tasks *tasks)
 {
 	struct lttng *l = state;
@@ -767,7 +755,7 @@ static void lttng_record(void *state, const struct tr_item *it, struct tr_tasks 
 
 	if (l->err)
 		return;
-	learn_tgid(it, tasks);
+	tr_tasks_learn_pid(tasks, it);
 	id = class_of(l, it);
 	if (id < 0) {
 		l->err = id == -ENOENT ? 0 : id;

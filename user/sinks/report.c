@@ -161,11 +161,11 @@ static void report_item(void *data, const struct tr_item *it)
 		return;
 	/* Losses are a CPU's, not a task's or an event's. */
 	if (it->kind == TR_ITEM_LOST) {
-		if (!o->pid && !o->tid && !o->nevents)
+		if ((!o->pid && !o->tid && !o->nevents) || f->sink->every_task)
 			p->sink.ops->lost(p->sink.state, it);
 		return;
 	}
-	if (class_wanted(f, it) && task_wanted(o, it->record))
+	if (class_wanted(f, it) && (f->sink->every_task || task_wanted(o, it->record)))
 		p->sink.ops->record(p->sink.state, it, p->tasks);
 }
 
@@ -238,6 +238,8 @@ static int run_passes(struct main_pass *pass, struct tr_trace *trace)
 	}
 	err = pass->sink.ops->close(pass->sink.state, pass->tasks);
 	progress_end(&pass->progress);
+	if (err == -ENODATA)	/* an analysis with nothing to show, said */
+		return 1;
 	if (err) {
 		fprintf(stderr, "tracer %s: writing %s failed: %s\n", o->command,
 			o->output_dir ? o->output_dir : "the output", strerror(-err));

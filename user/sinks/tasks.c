@@ -4,6 +4,7 @@
 #include <string.h>
 #include <event-parse.h>
 
+#include "sinks/sink.h"
 #include "sinks/tasks.h"
 #include "sinks/by_class.h"
 #include "reader/trace.h"
@@ -138,4 +139,14 @@ void tr_tasks_learn(struct tr_tasks *t, struct tr_by_class *names_tasks,
 	}
 	if (memo)
 		*memo = pairs_found > 0;
+}
+
+void tr_tasks_learn_pid(struct tr_tasks *t, const struct tr_item *it)
+{
+	struct tr_task *task = tr_tasks_get(t, it->record->tid);
+
+	if (task)
+		task->pid = it->record->pid;
+	if (tr_is_tracer_class(it->class, "task_state") && (task = tr_tasks_get(t, tr_item_number(it, "pid"))))
+		task->pid = tr_item_number(it, "tgid");
 }

@@ -71,4 +71,11 @@ const char *tr_tasks_comm(const struct tr_tasks *t, const struct tr_item *it);
 void tr_tasks_learn(struct tr_tasks *t, struct tr_by_class *names_tasks,
 		    const struct tr_trace *trace, const struct tr_item *it, bool replace);
 
+/*
+ * Learns the process of the thread that wrote record it, and of the
+ * thread a tracer:task_state record names (for the sinks that keep the
+ * processes: task->pid).
+ */
+void tr_tasks_learn_pid(struct tr_tasks *t, const struct tr_item *it);
+
 #endif /* TRACER_REPORT_TASKS_H */

@@ -1,0 +1,210 @@
+#!/usr/bin/env bash
+# tracer analyze sched, syscalls and irq against lttng-analyses (Debian's
+# python3-lttnganalyses) on the same events: a known workload recorded
+# machine-wide, exported in LTTng's layout (export --format lttng), and
+# each analysis's figures compared with lttng-schedstats',
+# lttng-syscallstats' and lttng-irqstats': per task the wake-up latencies'
+# count, min and max; per task and system call the calls' count, min and
+# max; per hard IRQ the count, min, max and standard deviation (to the
+# microsecond's thousandth, as lttng prints them).  Then the exact counts
+# of the workload, losses, JSON, and refusals.
+set -u
+TEST_NAME=analyze
+. "$(dirname "$0")/lib.sh"
+require_root "recording with BPF needs root here"
+use_tracefs
+
+N=200
+nice -n 10 "$TRACER" record -a -o "$work/t" -e 'raw_syscalls:*' -e sched:sched_switch -e sched:sched_waking \
+	-e sched:sched_wakeup_new -e 'irq:*' -- \
+	sh -c "sh -c 'echo \$\$ >$work/getppid.pid; exec $GETPPID $N' >/dev/null;
+	       sh -c 'echo \$\$ >$work/cat.pid; exec cat $work/none' 2>/dev/null;
+	       dd if=/dev/zero of=$work/x bs=4k count=64 oflag=direct 2>/dev/null; rm -f $work/x" \
+	>/dev/null 2>"$work/record.log"
+recorded=$?
+
+exported() {
+	[ "$recorded" = 0 ] || { diag "$work/record.log"; return 1; }
+	"$TRACER" export --format lttng -o "$work/l" "$work/t" 2>"$work/export.err" || { diag "$work/export.err"; return 1; }
+}
+check "a machine-wide trace of the workload, and its export in LTTng's layout" exported
+
+# ours KIND: tracer analyze KIND --output json, checked to be one JSON object.
+ours() {
+	"$TRACER" analyze "$1" --output json "$work/t" >"$work/$1.json" 2>"$work/$1.err" &&
+		python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$work/$1.json" ||
+		{ diag "$work/$1.err"; return 1; }
+}
+# theirs COMMAND: lttng-analyses' text.
+theirs() {
+	timeout 600 nice -n 10 "$1" "$work/l" >"$work/$1.txt" 2>&1 || { diag "$work/$1.txt"; return 1; }
+}
+
+sched_agrees() {
+	ours sched && theirs lttng-schedstats || return 1
+	python3 - "$work/sched.json" "$work/lttng-schedstats.txt" <<'PYEOF'
+import json, re, sys
+ours = {t["tid"]: t["wakeup_latency"] for t in json.load(open(sys.argv[1]))["tasks"]
+        if t["wakeup_latency"]["count"]}
+theirs = {}
+for line in open(sys.argv[2]):
+    m = re.match(r"^.* \((\d+)\)\s+(\d+)\s+([\d.]+)\s+[\d.]+\s+([\d.]+)\s", line)
+    if m:
+        theirs[int(m.group(1))] = (int(m.group(2)), m.group(3), m.group(4))
+ours = {tid: (l["count"], "%.3f" % (l["min_ns"] / 1e3), "%.3f" % (l["max_ns"] / 1e3)) for tid, l in ours.items()}
+bad = {tid: (theirs.get(tid), ours.get(tid)) for tid in set(ours) | set(theirs) if theirs.get(tid) != ours.get(tid)}
+print("# %d tasks with wake-up latencies, %d differ" % (len(theirs), len(bad)))
+for tid, (t, o) in sorted(bad.items())[:10]:
+    print("# %d: lttng %s, ours %s" % (tid, t, o))
+sys.exit(1 if bad or not theirs else 0)
+PYEOF
+}
+check "analyze sched: every task's wake-up latencies (count, min, max) as lttng-schedstats has them" sched_agrees
+
+# lttng-analyses gives a call to the task the CPU's last switch put on
+# it: a task with a call its CPU's switches do not show it making (before
+# the CPU's first switch, or a switch the trace lacks) is left out of the
+# comparison, and counted; the helper must be in it.
+syscalls_agree() {
+	ours syscalls && theirs lttng-syscallstats &&
+		"$TRACER" export --format jsonl -o "$work/t.jsonl" "$work/t" || return 1
+	python3 - "$work/syscalls.json" "$work/lttng-syscallstats.txt" "$work/t.jsonl" "$(cat "$work/getppid.pid")" <<'PYEOF'
+import json, re, sys
+current, unseen = {}, set()
+for line in open(sys.argv[3]):
+    e = json.loads(line)
+    if e["event"] == "sched:sched_switch":
+        current[e["cpu"]] = e["fields"]["next_pid"]
+    elif e["event"].startswith("raw_syscalls:") and current.get(e["cpu"]) != e["tid"]:
+        unseen.add(e["tid"])
+ours = {}
+for t in json.load(open(sys.argv[1]))["tasks"]:
+    for c in t["calls"]:
+        ours[(t["tid"], c["name"])] = (c["count"], "%.3f" % (c["min_ns"] / 1e3), "%.3f" % (c["max_ns"] / 1e3))
+theirs, tid = {}, None
+for line in open(sys.argv[2]):
+    m = re.search(r"TID: (\d+)\)", line)
+    if m:
+        tid = int(m.group(1))
+        continue
+    m = re.match(r"^ - (\S+)\s+(\d+)\s+([\d.]+)\s+[\d.]+\s+([\d.]+)", line)
+    if m and tid is not None:
+        theirs[(tid, m.group(1))] = (int(m.group(2)), "%.3f" % float(m.group(3)), "%.3f" % float(m.group(4)))
+tids = {k[0] for k in theirs} - unseen
+bad = {k: (theirs.get(k), ours.get(k)) for k in {k for k in set(theirs) | set(ours) if k[0] in tids}
+       if theirs.get(k) != ours.get(k)}
+print("# %d calls of %d tasks (%d left out), %d differ" % (len([k for k in theirs if k[0] in tids]), len(tids),
+                                                          len(unseen), len(bad)))
+for k, (t, o) in sorted(bad.items())[:10]:
+    print("# %s: lttng %s, ours %s" % (k, t, o))
+sys.exit(1 if bad or int(sys.argv[4]) not in tids else 0)
+PYEOF
+}
+check "analyze syscalls: every task's calls (count, min, max latency) as lttng-syscallstats has them" syscalls_agree
+
+# The workload's own: the helper's N getppid (and its shell's own one or
+# two before the exec: as many as report's lines show), and cat's openat
+# of a missing file as ENOENT.
+getppid_calls() {
+	local pid
+	pid=$(cat "$work/getppid.pid") &&
+		"$TRACER" report --raw "$work/t" | grep -Ec " $pid \[[0-9]+\] [0-9.]+: raw_syscalls:sys_enter:  id=110 "
+}
+workload_counts() {
+	local want
+	want=$(getppid_calls)
+	python3 - "$work/syscalls.json" "$(cat "$work/getppid.pid")" "$(cat "$work/cat.pid")" "$N" "$want" <<'PYEOF'
+import json, sys
+tasks = {t["tid"]: {c["name"]: c for c in t["calls"]} for t in json.load(open(sys.argv[1]))["tasks"]}
+getppid, cat, n, want = int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+got = tasks.get(getppid, {}).get("getppid", {}).get("count")
+enoent = sum(c["errnos"].get("ENOENT", 0) for name, c in tasks.get(cat, {}).items() if name == "openat")
+print("# getppid: %s calls (report's lines %d, the helper's %d); cat: %d openat ENOENT" % (got, want, n, enoent))
+sys.exit(0 if got == want and n <= got <= n + 2 and enoent >= 1 else 1)
+PYEOF
+}
+check "analyze syscalls: the helper's $N getppid calls (and its shell's), cat's missing file as openat ENOENT" workload_counts
+
+# --pid: the rows of that process only; every event is still read.
+one_process() {
+	local pid
+	pid=$(cat "$work/getppid.pid")
+	"$TRACER" analyze syscalls --pid "$pid" "$work/t" >"$work/pid.txt" 2>&1 &&
+		[ "$(grep -c 'ms in system calls$' "$work/pid.txt")" = 1 ] &&
+		grep -q "^getppid_n $pid: " "$work/pid.txt" &&
+		grep -Eq "^  getppid +$(getppid_calls) " "$work/pid.txt" || { diag "$work/pid.txt"; return 1; }
+}
+check "analyze syscalls --pid: that process's table only, with its getppid calls" one_process
+
+irq_agrees() {
+	ours irq && theirs lttng-irqstats || return 1
+	python3 - "$work/irq.json" "$work/lttng-irqstats.txt" <<'PYEOF'
+import json, re, sys
+ours = {h["irq"]: (h["count"], "%.3f" % (h["min_ns"] / 1e3), "%.3f" % (h["max_ns"] / 1e3),
+                   "%.3f" % (h["stdev_ns"] / 1e3) if "stdev_ns" in h else "?")
+        for h in json.load(open(sys.argv[1]))["hard"]}
+theirs = {}
+for line in open(sys.argv[2]):
+    m = re.match(r"^(\d+): <.*?>\s+(\d+)\s+([\d.]+)\s+[\d.]+\s+([\d.]+)\s+(\S+)", line)
+    if m:
+        theirs[int(m.group(1))] = (int(m.group(2)), m.group(3), m.group(4), m.group(5))
+bad = {k: (theirs.get(k), ours.get(k)) for k in set(ours) | set(theirs) if theirs.get(k) != ours.get(k)}
+print("# %d hard IRQs, %d differ" % (len(theirs), len(bad)))
+for k, (t, o) in sorted(bad.items()):
+    print("# %d: lttng %s, ours %s" % (k, t, o))
+sys.exit(1 if bad or not theirs else 0)
+PYEOF
+}
+check "analyze irq: every hard IRQ (count, min, max, stdev) as lttng-irqstats has it" irq_agrees
+
+# A trace without the events an analysis needs: one line saying how to record them, exit 1.
+needs_events() {
+	"$TRACER" record -o "$work/s" -e syscalls:sys_enter_getppid -- "$GETPPID" 3 >/dev/null 2>&1 || return 1
+	"$TRACER" analyze irq "$work/s" >"$work/needs.out" 2>"$work/needs.err"
+	local got=$?
+	[ "$got" = 1 ] && [ ! -s "$work/needs.out" ] && [ "$(wc -l <"$work/needs.err")" = 1 ] &&
+		grep -q "^tracer analyze irq: the trace has no irq:irq_handler_entry or like events; record them: tracer record -e 'irq:\*'" \
+			"$work/needs.err" || { echo "# exit $got"; diag "$work/needs.out" "$work/needs.err"; return 1; }
+}
+check "analyze irq of a trace without IRQ events: one line naming them and how to record them, exit 1" needs_events
+
+unknown_kind() {
+	refused 2 "^tracer analyze: 'latency' is no analysis: sched, syscalls or irq$" analyze latency "$work/t"
+}
+check "analyze latency: refused in one line naming the analyses, exit 2" unknown_kind
+
+# A full buffer loses exits: the calls a loss may cut are dropped and
+# said, never counted with a latency that spans the loss.  Counted here
+# from report's lines: an entry then its exit with no LOST line between.
+losses_dropped() {
+	"$TRACER" record -o "$work/lossy" --buffer-size 8K --subbuf-size 4K -e 'raw_syscalls:*' \
+		-- "$GETPPID" 100000 >/dev/null 2>"$work/lossy.log" || { diag "$work/lossy.log"; return 1; }
+	"$TRACER" report --raw "$work/lossy" >"$work/lossy.txt" &&
+		"$TRACER" analyze syscalls --output json "$work/lossy" >"$work/lossy.json" || return 1
+	python3 - "$work/lossy.txt" "$work/lossy.json" <<'PYEOF'
+import json, re, sys
+pending, pairs, losses, dropped = {}, 0, 0, 0
+for line in open(sys.argv[1]):
+    if ": LOST " in line:
+        losses += 1
+        dropped += len(pending)
+        pending.clear()
+        continue
+    m = re.search(r"\s(\d+)(?:/(\d+))? +\[\d+\] \S+: raw_syscalls:sys_(enter|exit):  id=(\d+)", line)
+    if not m:
+        continue
+    tid = int(m.group(2) or m.group(1))
+    if m.group(3) == "enter":
+        pending[tid] = 1
+    elif pending.pop(tid, None):
+        pairs += 1
+j = json.load(open(sys.argv[2]))
+calls = sum(c["count"] for t in j["tasks"] for c in t["calls"])
+print("# %d losses; report's whole pairs %d and entries a loss cuts %d; analyze's calls %d, dropped %d"
+      % (losses, pairs, dropped, calls, j["entries_dropped_by_losses"]))
+sys.exit(0 if losses and calls == pairs and j["entries_dropped_by_losses"] == dropped else 1)
+PYEOF
+}
+check "a trace with losses: the calls a loss may cut are dropped and counted, the others as report pairs them" losses_dropped
+
+echo "1..$n"

@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * tracer analyze sched: per task, its time on a CPU, its switches in, and
+ * its wake-up latencies, from sched:sched_switch and the wake-ups
+ * (sched_waking, sched_wakeup, sched_wakeup_new).
+ *   - runtime: from a switch in to the switch out on that CPU (or to the
+ *     end of the trace); the time before a CPU's first switch is no one's;
+ *   - a wake-up latency: from a task's first wake-up since it last ran to
+ *     its switch in; a wake-up of a task that is some CPU's current one
+ *     (by the last switch there) is none, as lttng-analyses counts them
+ *     (its sched analysis, lttng-schedstats);
+ *   - a loss: the switch a pending wake-up waits for may be lost, so the
+ *     pending wake-ups are dropped (counted, never a latency), and the
+ *     task on the loss's CPU is unknown until its next switch.
+ * Tasks are sorted by their longest latency, as perf sched latency sorts
+ * by max, then by runtime.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <tracer/cpus.h>
+#include <tracer/report.h>
+
+#include "sinks/sink.h"
+#include "sinks/analyze.h"
+#include "sinks/by_class.h"
+#include "sinks/json.h"
+#include "sinks/tasks.h"
+#include "reader/trace.h"
+
+enum kind { OTHER, SWITCH, WAKEUP };
+
+struct sched_task {
+	__u32 key;
+	unsigned int on_cpus;		/* the CPUs it is the current task of */
+	__u64 runtime, switches;
+	__u64 woken;			/* the pending wake-up's time, or 0 */
+	struct an_durations latency;
+};
+
+struct sched_cpu {
+	__u32 tid;			/* its current task since since, if known */
+	bool known;
+	bool runs;			/* tid is its current task (none before its first switch) */
+	__u64 since;
+};
+
+struct sched {
+	FILE *out;
+	const struct tr_report_opts *o;
+	struct an_table tasks;
+	struct sched_cpu cpus[TR_MAX_CPUS];
+	struct tr_by_class kinds;	/* enum kind by class id, as __u8 (0xff: not worked out) */
+	__u64 last_ts, switches, wakeups, dropped;
+	int err;
+};
+
+static enum kind kind_of(struct sched *s, const struct tr_item *it)
+{
+	__u8 *memo = tr_by_class(&s->kinds, it->record->id);
+	const struct tr_trace_class *c = it->class;
+	enum kind k = OTHER;
+
+	if (memo && *memo != 0xff)
+		return *memo;
+	if (!strcmp(c->system, "sched") && !strcmp(c->name, "sched_switch"))
+		k = SWITCH;
+	else if (!strcmp(c->system, "sched") && (!strcmp(c->name, "sched_waking") ||
+						 !strcmp(c->name, "sched_wakeup") ||
+						 !strcmp(c->name, "sched_wakeup_new")))
+		k = WAKEUP;
+	if (memo)
+		*memo = k;
+	return k;
+}
+
+static struct sched_task *task_of(struct sched *s, __u32 tid)
+{
+	struct sched_task *t = an_get(&s->tasks, tid);
+
+	if (!t)
+		s->err = -ENOMEM;
+	return t;
+}
+
+/* prev switched out of the CPU at ts: the runtime of its current task, if that is prev. */
+static void switch_out(struct sched *s, struct sched_cpu *cpu, __u32 prev, __u64 ts)
+{
+	struct sched_task *t;
+
+	if (!cpu->runs || !(t = task_of(s, cpu->tid)))
+		return;
+	t->on_cpus--;
+	if (cpu->known && cpu->tid == prev)
+		t->runtime += ts - cpu->since;
+}
+
+static void switch_in(struct sched *s, struct sched_cpu *cpu, __u32 next, __u64 ts)
+{
+	struct sched_task *t = task_of(s, next);
+
+	*cpu = (struct sched_cpu) { .tid = next, .known = true, .runs = t != NULL, .since = ts };
+	if (!t)
+		return;
+	t->switches++;
+	t->on_cpus++;
+	if (t->woken && an_durations_add(&t->latency, ts - t->woken, ts))
+		s->err = -ENOMEM;
+	t->woken = 0;
+}
+
+static void sched_record(void *state, const struct tr_item *it, struct tr_tasks *tasks)
+{
+	struct sched *s = state;
+	struct sched_task *t;
+	enum kind k = kind_of(s, it);
+
+	tr_tasks_learn_pid(tasks, it);
+	if (k != OTHER)		/* (the task records come from outside the time window too) */
+		s->last_ts = it->ts > s->last_ts ? it->ts : s->last_ts;
+	if (k == SWITCH && it->cpu < TR_MAX_CPUS) {
+		s->switches++;
+		switch_out(s, &s->cpus[it->cpu], tr_item_number(it, "prev_pid"), it->ts);
+		switch_in(s, &s->cpus[it->cpu], tr_item_number(it, "next_pid"), it->ts);
+	} else if (k == WAKEUP) {
+		s->wakeups++;
+		t = task_of(s, tr_item_number(it, "pid"));
+		if (t && !t->on_cpus && !t->woken)
+			t->woken = it->ts;
+	}
+}
+
+/* A loss: the pending wake-ups dropped, the CPU's task unknown. */
+static void sched_lost(void *state, const struct tr_item *it)
+{
+	struct sched *s = state;
+	struct sched_task *t;
+	unsigned int i;
+
+	for (i = 0; i < s->tasks.size; i++)
+		if ((t = an_slot(&s->tasks, i)) && t->woken) {
+			t->woken = 0;
+			s->dropped++;
+		}
+	if (it->cpu < TR_MAX_CPUS)
+		s->cpus[it->cpu].known = false;
+}
+
+/* The order of the table: the longest latency first, then the most runtime, then the thread. */
+static int by_latency(const void *a, const void *b)
+{
+	const struct sched_task *x = *(const struct sched_task *const *)a;
+	const struct sched_task *y = *(const struct sched_task *const *)b;
+
+	if (x->latency.max != y->latency.max)
+		return x->latency.max < y->latency.max ? 1 : -1;
+	if (x->runtime != y->runtime)
+		return x->runtime < y->runtime ? 1 : -1;
+	return an_key(x) < an_key(y) ? -1 : an_key(x) > an_key(y);
+}
+
+/* The tasks to show, sorted, into *rows: how many (-ENOMEM). */
+static int rows_of(struct sched *s, const struct tr_tasks *tasks, struct sched_task ***rows)
+{
+	struct sched_task *t;
+	unsigned int i, n = 0;
+
+	*rows = calloc(s->tasks.used + 1, sizeof(**rows));
+	if (!*rows)
+		return -ENOMEM;
+	for (i = 0; i < s->tasks.size; i++)
+		if ((t = an_slot(&s->tasks, i)) && an_key(t) &&
+		    an_task_shown(s->o, an_task_pid(tasks, an_key(t)), an_key(t)))
+			(*rows)[n++] = t;
+	qsort(*rows, n, sizeof(**rows), by_latency);
+	return n;
+}
+
+static void print_text(struct sched *s, struct sched_task **rows, int n, const struct tr_tasks *tasks)
+{
+	char label[64];
+	int i;
+
+	fprintf(s->out, "%-32s %12s %9s %9s %10s %10s %10s %10s %10s  %s\n", "TASK (COMM PID/TID)",
+		"RUNTIME ms", "SWITCHES", "WAKE-UPS", "AVG us", "P50 us", "P99 us", "P99.9 us", "MAX us",
+		"MAX AT");
+	for (i = 0; i < n; i++) {
+		struct an_durations *l = &rows[i]->latency;
+
+		fprintf(s->out, "%-32s %12.3f %9llu %9llu", an_task_label(label, sizeof(label), tasks, an_key(rows[i])),
+			an_ms(rows[i]->runtime), (unsigned long long)rows[i]->switches,
+			(unsigned long long)l->count);
+		if (l->count)
+			fprintf(s->out, " %10.3f %10.3f %10.3f %10.3f %10.3f  %llu.%09llu\n", an_us(an_durations_avg(l)),
+				an_us(an_durations_percentile(l, 50)), an_us(an_durations_percentile(l, 99)),
+				an_us(an_durations_percentile(l, 99.9)), an_us(l->max),
+				(unsigned long long)(l->max_at / 1000000000), (unsigned long long)(l->max_at % 1000000000));
+		else
+			fprintf(s->out, " %10s %10s %10s %10s %10s  %s\n", "-", "-", "-", "-", "-", "-");
+	}
+	if (s->dropped)
+		fprintf(s->out, "\n%llu wake-ups whose switch in a loss may hide: no latency counted for them\n",
+			(unsigned long long)s->dropped);
+}
+
+static void print_json(struct sched *s, struct sched_task **rows, int n, const struct tr_tasks *tasks)
+{
+	const struct tr_task *task;
+	int i;
+
+	fprintf(s->out, "{\"analysis\":\"sched\",\"wakeups_dropped_by_losses\":%llu,\"tasks\":[",
+		(unsigned long long)s->dropped);
+	for (i = 0; i < n; i++) {
+		struct an_durations *l = &rows[i]->latency;
+
+		task = tr_tasks_find(tasks, an_key(rows[i]));
+		fprintf(s->out, "%s{\"tid\":%u,\"pid\":%u,\"comm\":", i ? "," : "", an_key(rows[i]),
+			an_task_pid(tasks, an_key(rows[i])));
+		tr_json_string(s->out, task && task->comm[0] ? task->comm : "", 16);
+		fprintf(s->out, ",\"runtime_ns\":%llu,\"switches\":%llu,\"wakeup_latency\":{",
+			(unsigned long long)rows[i]->runtime, (unsigned long long)rows[i]->switches);
+		an_durations_json(s->out, l);
+		if (l->count)
+			fprintf(s->out, ",\"p50_ns\":%llu,\"p99_ns\":%llu,\"p99_9_ns\":%llu,\"max_at_ns\":%llu",
+				(unsigned long long)an_durations_percentile(l, 50),
+				(unsigned long long)an_durations_percentile(l, 99),
+				(unsigned long long)an_durations_percentile(l, 99.9),
+				(unsigned long long)l->max_at);
+		fprintf(s->out, "}}");
+	}
+	fprintf(s->out, "]}\n");
+}
+
+static void sched_free(struct sched *s)
+{
+	struct sched_task *t;
+	unsigned int i;
+
+	for (i = 0; i < s->tasks.size; i++)
+		if ((t = an_slot(&s->tasks, i)))
+			an_durations_free(&t->latency);
+	an_table_free(&s->tasks);
+	tr_by_class_free(&s->kinds);
+	free(s);
+}
+
+/* The tasks still on a CPU ran until the trace's last record; the table; s freed. */
+static int sched_close(void *state, const struct tr_tasks *tasks)
+{
+	struct sched *s = state;
+	struct sched_task **rows = NULL;
+	unsigned int i;
+	int n, err;
+
+	for (i = 0; i < TR_MAX_CPUS; i++)
+		switch_out(s, &s->cpus[i], s->cpus[i].tid, s->last_ts);
+	n = s->err ? s->err : rows_of(s, tasks, &rows);
+	if (n > 0 && s->o->json)
+		print_json(s, rows, n, tasks);
+	else if (n > 0)
+		print_text(s, rows, n, tasks);
+	else if (!n)
+		fprintf(stderr, "tracer %s sched: no task %s in the trace's sched:sched_switch records%s\n",
+			s->o->command, s->o->pid || s->o->tid ? "chosen is" : "is", s->switches ? "" : " (it has none)");
+	if (n >= 0 && !s->wakeups && s->switches)
+		fprintf(stderr, "tracer %s sched: no wake-up in the trace, so no latency: record sched:sched_waking and sched:sched_wakeup_new too\n",
+			s->o->command);
+	err = n < 0 ? n : n ? 0 : -ENODATA;
+	free(rows);
+	sched_free(s);
+	return err;
+}
+
+static int sched_open(struct tr_sink *sink, FILE *out, struct tr_trace *trace, const struct tr_report_opts *o)
+{
+	static const char *const need[] = { "sched:sched_switch", NULL };
+	struct sched *s;
+
+	if (an_need_events(trace, o->command, "sched", need,
+			   "tracer record -e sched:sched_switch -e sched:sched_waking -e sched:sched_wakeup_new ..."))
+		return -ENOENT;
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		fprintf(stderr, "tracer %s: out of memory\n", o->command);
+		return -ENOMEM;
+	}
+	s->out = out;
+	s->o = o;
+	s->tasks.entry_size = sizeof(struct sched_task);
+	s->kinds = (struct tr_by_class) { .size = 1, .fill = 0xff };
+	*sink = (struct tr_sink) { .ops = &tr_analyze_sched_sink, .state = s };
+	return 0;
+}
+
+const struct tr_sink_ops tr_analyze_sched_sink = {
+	.open = sched_open, .record = sched_record, .lost = sched_lost, .close = sched_close,
+	.keeps_state = true, .every_task = true,
+};
