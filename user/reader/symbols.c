@@ -21,6 +21,8 @@
 #define MAX_MAPS	(1u << 20)
 #define MAX_FILES	4096
 #define MAX_FILE_SIZE	(4ll << 30)
+/* The largest .tracer/kallsyms read (a kernel's is a few MiB, a distribution kernel's with modules 20). */
+#define MAX_KALLSYMS	(256u << 20)
 
 struct symbol {
 	__u64 address;
@@ -31,6 +33,7 @@ struct symbol {
 struct symbol_table {
 	struct symbol *symbols;		/* by address */
 	unsigned int count;
+	char *names;			/* where the names are, if in one block (kallsyms'), else each its own */
 };
 
 /* A mapped file: its functions, and its loadable segments to place them. */
@@ -58,6 +61,8 @@ struct parent {
 };
 
 struct tr_symbols {
+	const struct tr_trace *trace;	/* whose .tracer/kallsyms the first kernel lookup reads */
+	int kernel_read;
 	struct symbol_table kernel;
 	struct mapping *maps;		/* by pid, then time, once ready */
 	unsigned int nmaps, maps_room;
@@ -77,10 +82,15 @@ static int by_address(const void *a, const void *b)
 
 static void sort_table(struct symbol_table *t)
 {
-	if (t->count)
+	unsigned int i;
+
+	for (i = 1; i < t->count && t->symbols[i - 1].address <= t->symbols[i].address; i++)
+		;
+	if (i < t->count)	/* (kallsyms comes nearly sorted: mostly not) */
 		qsort(t->symbols, t->count, sizeof(*t->symbols), by_address);
 }
 
+/* A symbol into t, its name copied unless the table's names are in one block. */
 static int add_symbol(struct symbol_table *t, unsigned int *room, __u64 address, __u64 size,
 		      const char *name)
 {
@@ -96,7 +106,7 @@ static int add_symbol(struct symbol_table *t, unsigned int *room, __u64 address,
 		t->symbols = bigger;
 		*room = more;
 	}
-	t->symbols[t->count] = (struct symbol) { address, size, strdup(name) };
+	t->symbols[t->count] = (struct symbol) { address, size, t->names ? (char *)name : strdup(name) };
 	if (!t->symbols[t->count].name)
 		return -ENOMEM;
 	t->count++;
@@ -127,37 +137,58 @@ static void free_table(struct symbol_table *t)
 {
 	unsigned int i;
 
-	for (i = 0; i < t->count; i++)
+	for (i = 0; i < t->count && !t->names; i++)
 		free(t->symbols[i].name);
+	free(t->names);
 	free(t->symbols);
 }
 
 /* A file of the trace's .tracer, to read, or NULL (none, or not a regular file). */
-static FILE *open_meta(const struct tr_trace *trace, const char *name)
+/*
+ * One line of kallsyms at line, "ADDRESS TYPE NAME [MODULE]", its name
+ * ended in place: its address and name, or NULL for a line that is not
+ * one.  *next: where the next line starts.
+ */
+static char *kallsyms_line(char *line, __u64 *address, char **next)
 {
-	int fd = tr_trace_open_meta(trace, name);
-	FILE *in = fd < 0 ? NULL : fdopen(fd, "r");
+	char *end, *name, *nl = strchr(line, '\n');
 
-	if (fd >= 0 && !in)
-		close(fd);
-	return in;
+	*next = nl ? nl + 1 : line + strlen(line);
+	if (nl)
+		*nl = '\0';
+	*address = strtoull(line, &end, 16);
+	if (end == line || end[0] != ' ' || !end[1] || end[2] != ' ' || !end[3])
+		return NULL;
+	name = end + 3;
+	name[strcspn(name, " \t")] = '\0';
+	return *name ? name : NULL;
 }
 
-/* .tracer/kallsyms: "ADDRESS TYPE NAME [MODULE]" lines. */
+/* .tracer/kallsyms, read whole: its names stay where they were read. */
 static void load_kernel(struct tr_symbols *s, const struct tr_trace *trace)
 {
-	FILE *in = open_meta(trace, TR_TRACE_KALLSYMS);
+	int fd = tr_trace_open_meta(trace, TR_TRACE_KALLSYMS);
+	char *text, *line, *next, *name;
 	unsigned int room = 0;
-	unsigned long long address;
-	char line[512], name[256];
+	struct stat st;
+	__u64 address;
+	ssize_t n;
 
-	if (!in)
+	if (fd < 0)
 		return;
-	while (fgets(line, sizeof(line), in))
-		if (sscanf(line, "%llx %*c %255s", &address, name) == 2 &&
+	text = !fstat(fd, &st) && st.st_size <= MAX_KALLSYMS ? malloc(st.st_size + 1) : NULL;
+	n = text ? tr_read_all(fd, text, st.st_size) : -1;
+	close(fd);
+	if (n < 0) {
+		free(text);
+		return;
+	}
+	text[n] = '\0';
+	s->kernel.names = text;
+	for (line = text; *line; line = next)
+		if ((name = kallsyms_line(line, &address, &next)) &&
 		    add_symbol(&s->kernel, &room, address, 0, name))
 			break;
-	fclose(in);
 	sort_table(&s->kernel);
 }
 
@@ -342,7 +373,7 @@ struct tr_symbols *tr_symbols_open(const struct tr_trace *trace)
 
 	if (!s)
 		return NULL;
-	load_kernel(s, trace);
+	s->trace = trace;
 	s->files = calloc(MAX_FILES, sizeof(*s->files));
 	return s;
 }
@@ -419,7 +450,12 @@ static void load_file(struct file *f)
 
 struct tr_frame_name tr_symbols_kernel(struct tr_symbols *s, __u64 address)
 {
-	const struct symbol *sym = find_symbol(&s->kernel, address);
+	const struct symbol *sym;
+
+	if (!s->kernel_read)	/* (megabytes: a report without kernel frames never reads them) */
+		load_kernel(s, s->trace);
+	s->kernel_read = 1;
+	sym = find_symbol(&s->kernel, address);
 
 	return (struct tr_frame_name) {
 		sym ? sym->name : NULL, sym ? address - sym->address : 0, "[kernel.kallsyms]",

@@ -27,7 +27,11 @@ struct tr_frame_name {
 
 struct tr_item;
 
-/* Loads the trace's kernel symbols; NULL without memory. */
+/*
+ * The names of trace's frames, or NULL without memory.  Its kernel
+ * symbols are read at the first kernel lookup: trace stays open while
+ * they may be looked up.
+ */
 struct tr_symbols *tr_symbols_open(const struct tr_trace *trace);
 /* Learns the mappings and parents from the trace's items: all of them, before any lookup. */
 void tr_symbols_learn(struct tr_symbols *s, const struct tr_item *it);
