@@ -16,6 +16,7 @@ static const struct {
 	{ "sched", TR_REPORT_ANALYZE_SCHED },
 	{ "syscalls", TR_REPORT_ANALYZE_SYSCALLS },
 	{ "irq", TR_REPORT_ANALYZE_IRQ },
+	{ "cpu", TR_REPORT_ANALYZE_CPU },
 };
 
 static int set_output(void *state, const char *value)
@@ -33,7 +34,8 @@ static const struct cli_option analyze_options[] = {
 		    "(average, p50, p99, p99.9, max and when), from sched:sched_switch and the\n"
 		    "wake-ups; syscalls: per task and system call, the calls, errors by errno and\n"
 		    "latencies; irq: per hard IRQ and soft IRQ vector, the count and durations,\n"
-		    "and soft IRQs' latency from raise to entry"),
+		    "and soft IRQs' latency from raise to entry; cpu: each CPU's busy time and\n"
+		    "each task's runtime, as shares of the trace's time (from sched:sched_switch)"),
 	CLI_OPERAND("DIR", "trace directory (default tracer.data)"),
 	{ "cpu", 0, "LIST", "only the events of these CPUs, e.g. 0,2-3", set_select_cpu, 0 },
 	{ "pid", 0, "PID", "show only this process's tasks (all the events are read)", set_select_pid, 0 },
@@ -50,7 +52,7 @@ static int cmd_analyze(int argc, char **argv);
 
 const struct cli_command analyze_command = {
 	.name = "analyze",
-	.summary = "work out latencies and usage from a trace: scheduling, system calls, IRQs",
+	.summary = "work out latencies and usage from a trace: scheduling, system calls, IRQs, CPUs",
 	.synopsis = "tracer analyze KIND [options] [DIR]",
 	.options = analyze_options,
 	.run = cmd_analyze,
@@ -74,7 +76,7 @@ static int take_kind(struct selection *s, const char *kind)
 			s->o.format = analyses[i].format;
 			return 0;
 		}
-	fprintf(stderr, "%s: '%s' is no analysis: sched, syscalls or irq\n", me, kind);
+	fprintf(stderr, "%s: '%s' is no analysis: sched, syscalls, irq or cpu\n", me, kind);
 	return 2;
 }
 
@@ -84,7 +86,7 @@ static int cmd_analyze(int argc, char **argv)
 	int status = selection_new(&s, "analyze", argc) ? 1 : cli_parse(&analyze_command, argc, argv, &s);
 
 	if (status == CLI_GO_ON && optind == argc) {
-		fprintf(stderr, "%s: which analysis? tracer analyze sched|syscalls|irq [DIR]\n", me);
+		fprintf(stderr, "%s: which analysis? tracer analyze sched|syscalls|irq|cpu [DIR]\n", me);
 		status = 2;
 	} else if (status == CLI_GO_ON && !(status = take_kind(&s, argv[optind++]))) {
 		status = trace_dir_argument(&s, argc, argv) ? 2 : tr_report(&s.o, stdout);

@@ -6,7 +6,8 @@
 # lttng-syscallstats' and lttng-irqstats': per task the wake-up latencies'
 # count, min and max; per task and system call the calls' count, min and
 # max; per hard IRQ the count, min, max and standard deviation (to the
-# microsecond's thousandth, as lttng prints them).  Then the exact counts
+# microsecond's thousandth, as lttng prints them; the standard deviation,
+# computed apart, may round the other way).  Then the exact counts
 # of the workload, losses, JSON, and refusals.
 set -u
 TEST_NAME=analyze
@@ -148,7 +149,10 @@ for line in open(sys.argv[2]):
     m = re.match(r"^(\d+): <.*?>\s+(\d+)\s+([\d.]+)\s+[\d.]+\s+([\d.]+)\s+(\S+)", line)
     if m:
         theirs[int(m.group(1))] = (int(m.group(2)), m.group(3), m.group(4), m.group(5))
-bad = {k: (theirs.get(k), ours.get(k)) for k in set(ours) | set(theirs) if theirs.get(k) != ours.get(k)}
+def same(t, o):  # exact but the standard deviation, one unit in the last place apart at most (rounding)
+    return t is not None and o is not None and t[:3] == o[:3] and \
+        (t[3] == o[3] or (t[3] != "?" and o[3] != "?" and abs(float(t[3]) - float(o[3])) <= 0.0011))
+bad = {k: (theirs.get(k), ours.get(k)) for k in set(ours) | set(theirs) if not same(theirs.get(k), ours.get(k))}
 print("# %d hard IRQs, %d differ" % (len(theirs), len(bad)))
 for k, (t, o) in sorted(bad.items()):
     print("# %d: lttng %s, ours %s" % (k, t, o))
@@ -156,6 +160,60 @@ sys.exit(1 if bad or not theirs else 0)
 PYEOF
 }
 check "analyze irq: every hard IRQ (count, min, max, stdev) as lttng-irqstats has it" irq_agrees
+
+# analyze cpu against lttng-cputop: each CPU's and each task's usage, to
+# lttng's two decimals (both over the trace's first record to its last).
+# A task with a switch off a CPU the kernel did not report (the next
+# switch there names another prev) is left out, and counted:
+# lttng-cputop gives it the time up to that switch, tracer to no task.
+cpu_agrees() {
+	ours cpu && theirs lttng-cputop || return 1
+	[ -s "$work/t.jsonl" ] || "$TRACER" export --format jsonl -o "$work/t.jsonl" "$work/t" || return 1
+	python3 - "$work/cpu.json" "$work/lttng-cputop.txt" "$work/t.jsonl" <<'PYEOF'
+import datetime, json, re, sys
+ours, text = json.load(open(sys.argv[1])), open(sys.argv[2]).read()
+def ns(stamp):
+    day, frac = stamp.split(".")
+    t = datetime.datetime.strptime(day, "%Y-%m-%d %H:%M:%S")
+    return (t.hour * 3600 + t.minute * 60 + t.second) * 10**9 + int(frac.ljust(9, "0"))
+begin, end = map(ns, re.search(r"Timerange: \[(\S+ \S+), (\S+ \S+)\]", text).groups())
+span = end - begin
+if span != ours["end_ns"] - ours["start_ns"]:
+    sys.exit("# lttng's range is %d ns, ours %d" % (span, ours["end_ns"] - ours["start_ns"]))
+current, broken, first_prev = {}, set(), {}
+for line in open(sys.argv[3]):
+    e = json.loads(line)
+    if e["event"] == "sched:sched_switch":
+        f = e["fields"]
+        if e["cpu"] in current and current[e["cpu"]] != f["prev_pid"]:
+            broken |= {current[e["cpu"]], f["prev_pid"]}
+        first_prev.setdefault(e["cpu"], f["prev_pid"])
+        current[e["cpu"]] = f["next_pid"]
+def agrees(theirs, ours_ns):  # lttng's %.2f of a share of span, and ours in ns
+    return theirs is not None and abs(float(theirs) * span / 100 - ours_ns) <= 0.00005 * span + 1
+theirs_cpus = {int(c): p for p, c in re.findall(r"([\d.]+) % CPU (\d+)", text)}
+theirs_tasks = {int(t): p for p, t in re.findall(r"([\d.]+) %\s+.*? \((\d+)\)", text)}
+bad = []
+for c in ours["cpus"]:
+    busy = c["busy_ns"]
+    if not agrees(theirs_cpus.get(c["cpu"]), busy):
+        bad.append("CPU %d: lttng %s %%, ours %d ns of %d" % (c["cpu"], theirs_cpus.get(c["cpu"]), busy, span))
+compared = 0
+for t in ours["tasks"]:
+    if t["tid"] in broken or t["tid"] not in theirs_tasks:
+        continue
+    compared += 1
+    runtime = t["runtime_ns"]
+    if not agrees(theirs_tasks[t["tid"]], runtime):
+        bad.append("%d: lttng %s %%, ours %d ns of %d" % (t["tid"], theirs_tasks[t["tid"]], runtime, span))
+print("# %d CPUs, %d tasks compared (%d with a switch the kernel did not report), %d differ"
+      % (len(ours["cpus"]), compared, len(broken), len(bad)))
+for b in bad[:10]:
+    print("# " + b)
+sys.exit(1 if bad or not compared or not theirs_cpus else 0)
+PYEOF
+}
+check "analyze cpu: each CPU's and each task's usage as lttng-cputop has them" cpu_agrees
 
 # A trace without the events an analysis needs: one line saying how to record them, exit 1.
 needs_events() {
@@ -169,7 +227,7 @@ needs_events() {
 check "analyze irq of a trace without IRQ events: one line naming them and how to record them, exit 1" needs_events
 
 unknown_kind() {
-	refused 2 "^tracer analyze: 'latency' is no analysis: sched, syscalls or irq$" analyze latency "$work/t"
+	refused 2 "^tracer analyze: 'latency' is no analysis: sched, syscalls, irq or cpu$" analyze latency "$work/t"
 }
 check "analyze latency: refused in one line naming the analyses, exit 2" unknown_kind
 

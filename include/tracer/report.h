@@ -29,6 +29,7 @@ enum tr_report_format {
 	TR_REPORT_ANALYZE_SCHED,	/* per task: runtime, switches, wake-up latencies */
 	TR_REPORT_ANALYZE_SYSCALLS,	/* per task and system call: calls, errors, latencies */
 	TR_REPORT_ANALYZE_IRQ,		/* per hard IRQ and soft IRQ vector: durations, raise latencies */
+	TR_REPORT_ANALYZE_CPU,		/* per CPU and per task: usage */
 };
 
 /* --start, --end: a time in the trace's clock, or after its first record. */

@@ -210,7 +210,7 @@ static void test_sched_drops_the_wakeup_a_loss_may_cut(void)
 {
 	static const char *const want[] = {
 		"\"wakeups_dropped_by_losses\":1,",
-		"{\"tid\":400,\"pid\":0,\"comm\":\"\",\"runtime_ns\":0,\"switches\":1,"
+		"{\"tid\":400,\"pid\":0,\"comm\":\"\",\"runtime_ns\":200006000,\"switches\":1,"
 		"\"wakeup_latency\":{\"count\":0,",
 		NULL,
 	};

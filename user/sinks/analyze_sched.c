@@ -4,7 +4,8 @@
  * its wake-up latencies, from sched:sched_switch and the wake-ups
  * (sched_waking, sched_wakeup, sched_wakeup_new).
  *   - runtime: from a switch in to the switch out on that CPU (or to the
- *     end of the trace); the time before a CPU's first switch is no one's;
+ *     trace's last record); before a CPU's first switch, its prev ran
+ *     there since the trace's first record (as lttng-cputop counts it);
  *   - a wake-up latency: from a task's first wake-up since it last ran to
  *     its switch in; a wake-up of a task that is some CPU's current one
  *     (by the last switch there) is none, as lttng-analyses counts them
@@ -14,6 +15,14 @@
  *     task on the loss's CPU is unknown until its next switch.
  * Tasks are sorted by their longest latency, as perf sched latency sorts
  * by max, then by runtime.
+ *
+ * tracer analyze cpu is the same work shown as lttng-cputop shows it: each
+ * CPU's busy time (from a switch to a task other than the idle one to the
+ * CPU's next switch) and each task's runtime, as shares of the time from
+ * the trace's first record to its last (in_range()).  A switch whose prev is not the
+ * task the CPU's last switch put there (a switch the kernel did not
+ * report) gives the time between to no task, though the CPU was busy:
+ * lttng-cputop gives it to the task switched in before.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -43,7 +52,9 @@ struct sched_cpu {
 	__u32 tid;			/* its current task since since, if known */
 	bool known;
 	bool runs;			/* tid is its current task (none before its first switch) */
+	bool seen;			/* it has a switch in the trace */
 	__u64 since;
+	__u64 busy;			/* time a task other than the idle one was its current one */
 };
 
 struct sched {
@@ -52,7 +63,8 @@ struct sched {
 	struct an_table tasks;
 	struct sched_cpu cpus[TR_MAX_CPUS];
 	struct tr_by_class kinds;	/* enum kind by class id, as __u8 (0xff: not worked out) */
-	__u64 last_ts, switches, wakeups, dropped;
+	__u64 first_ts, last_ts, switches, wakeups, dropped;
+	bool cpu_view;			/* analyze cpu: the usage, not the latencies */
 	int err;
 };
 
@@ -92,15 +104,29 @@ static void switch_out(struct sched *s, struct sched_cpu *cpu, __u32 prev, __u64
 	if (!cpu->runs || !(t = task_of(s, cpu->tid)))
 		return;
 	t->on_cpus--;
+	if (cpu->known && cpu->tid)
+		cpu->busy += ts - cpu->since;
 	if (cpu->known && cpu->tid == prev)
 		t->runtime += ts - cpu->since;
+}
+
+/* The CPU's first switch: prev has been its current task since the trace's first record. */
+static void first_switch(struct sched *s, struct sched_cpu *cpu, __u32 prev)
+{
+	struct sched_task *t = task_of(s, prev);
+
+	*cpu = (struct sched_cpu) { .tid = prev, .known = true, .runs = t != NULL, .seen = true,
+				    .since = s->first_ts };
+	if (t)
+		t->on_cpus++;
 }
 
 static void switch_in(struct sched *s, struct sched_cpu *cpu, __u32 next, __u64 ts)
 {
 	struct sched_task *t = task_of(s, next);
 
-	*cpu = (struct sched_cpu) { .tid = next, .known = true, .runs = t != NULL, .since = ts };
+	*cpu = (struct sched_cpu) { .tid = next, .known = true, .runs = t != NULL, .seen = true, .since = ts,
+				    .busy = cpu->busy };
 	if (!t)
 		return;
 	t->switches++;
@@ -110,6 +136,18 @@ static void switch_in(struct sched *s, struct sched_cpu *cpu, __u32 next, __u64 
 	t->woken = 0;
 }
 
+/*
+ * Whether record it is inside the time the analysis covers, from the
+ * trace's first record to its last, as lttng-cputop's range; the records
+ * naming tasks and mappings come from before --start too, so with --start
+ * or --end they do not count.
+ */
+static bool in_range(const struct sched *s, const struct tr_item *it)
+{
+	return (!s->o->start.given && !s->o->end.given) ||
+	       !(tr_is_tracer_class(it->class, "task_state") || tr_is_tracer_class(it->class, "vm_map"));
+}
+
 static void sched_record(void *state, const struct tr_item *it, struct tr_tasks *tasks)
 {
 	struct sched *s = state;
@@ -117,10 +155,14 @@ static void sched_record(void *state, const struct tr_item *it, struct tr_tasks 
 	enum kind k = kind_of(s, it);
 
 	tr_tasks_learn_pid(tasks, it);
-	if (k != OTHER)		/* (the task records come from outside the time window too) */
+	if (in_range(s, it)) {
+		s->first_ts = s->first_ts && s->first_ts < it->ts ? s->first_ts : it->ts;
 		s->last_ts = it->ts > s->last_ts ? it->ts : s->last_ts;
+	}
 	if (k == SWITCH && it->cpu < TR_MAX_CPUS) {
 		s->switches++;
+		if (!s->cpus[it->cpu].seen)
+			first_switch(s, &s->cpus[it->cpu], tr_item_number(it, "prev_pid"));
 		switch_out(s, &s->cpus[it->cpu], tr_item_number(it, "prev_pid"), it->ts);
 		switch_in(s, &s->cpus[it->cpu], tr_item_number(it, "next_pid"), it->ts);
 	} else if (k == WAKEUP) {
@@ -160,6 +202,17 @@ static int by_latency(const void *a, const void *b)
 	return an_key(x) < an_key(y) ? -1 : an_key(x) > an_key(y);
 }
 
+/* analyze cpu's order: the most runtime first, then the thread. */
+static int by_runtime(const void *a, const void *b)
+{
+	const struct sched_task *x = *(const struct sched_task *const *)a;
+	const struct sched_task *y = *(const struct sched_task *const *)b;
+
+	if (x->runtime != y->runtime)
+		return x->runtime < y->runtime ? 1 : -1;
+	return an_key(x) < an_key(y) ? -1 : an_key(x) > an_key(y);
+}
+
 /* The tasks to show, sorted, into *rows: how many (-ENOMEM). */
 static int rows_of(struct sched *s, const struct tr_tasks *tasks, struct sched_task ***rows)
 {
@@ -173,7 +226,7 @@ static int rows_of(struct sched *s, const struct tr_tasks *tasks, struct sched_t
 		if ((t = an_slot(&s->tasks, i)) && an_key(t) &&
 		    an_task_shown(s->o, an_task_pid(tasks, an_key(t)), an_key(t)))
 			(*rows)[n++] = t;
-	qsort(*rows, n, sizeof(**rows), by_latency);
+	qsort(*rows, n, sizeof(**rows), s->cpu_view ? by_runtime : by_latency);
 	return n;
 }
 
@@ -232,6 +285,53 @@ static void print_json(struct sched *s, struct sched_task **rows, int n, const s
 	fprintf(s->out, "]}\n");
 }
 
+/* A share of the time from the trace's first record to its last, in %. */
+static double share(const struct sched *s, __u64 ns)
+{
+	return s->last_ts > s->first_ts ? 100.0 * ns / (s->last_ts - s->first_ts) : 0;
+}
+
+static void print_cpu_text(struct sched *s, struct sched_task **rows, int n, const struct tr_tasks *tasks)
+{
+	char label[64];
+	unsigned int c;
+	int i;
+
+	fprintf(s->out, "%-6s %9s %12s\n", "CPU", "USAGE %", "BUSY ms");
+	for (c = 0; c < TR_MAX_CPUS; c++)
+		if (s->cpus[c].seen)
+			fprintf(s->out, "%-6u %9.2f %12.3f\n", c, share(s, s->cpus[c].busy), an_ms(s->cpus[c].busy));
+	fprintf(s->out, "\n%-32s %9s %12s\n", "TASK (COMM PID/TID)", "USAGE %", "RUNTIME ms");
+	for (i = 0; i < n; i++)
+		fprintf(s->out, "%-32s %9.2f %12.3f\n", an_task_label(label, sizeof(label), tasks, an_key(rows[i])),
+			share(s, rows[i]->runtime), an_ms(rows[i]->runtime));
+	fprintf(s->out, "\nover %.3f ms, from the trace's first record to its last\n", an_ms(s->last_ts - s->first_ts));
+}
+
+static void print_cpu_json(struct sched *s, struct sched_task **rows, int n, const struct tr_tasks *tasks)
+{
+	const struct tr_task *task;
+	unsigned int c, shown = 0;
+	int i;
+
+	fprintf(s->out, "{\"analysis\":\"cpu\",\"start_ns\":%llu,\"end_ns\":%llu,\"cpus\":[",
+		(unsigned long long)s->first_ts, (unsigned long long)s->last_ts);
+	for (c = 0; c < TR_MAX_CPUS; c++)
+		if (s->cpus[c].seen)
+			fprintf(s->out, "%s{\"cpu\":%u,\"busy_ns\":%llu,\"usage_percent\":%.4f}", shown++ ? "," : "", c,
+				(unsigned long long)s->cpus[c].busy, share(s, s->cpus[c].busy));
+	fprintf(s->out, "],\"tasks\":[");
+	for (i = 0; i < n; i++) {
+		task = tr_tasks_find(tasks, an_key(rows[i]));
+		fprintf(s->out, "%s{\"tid\":%u,\"pid\":%u,\"comm\":", i ? "," : "", an_key(rows[i]),
+			an_task_pid(tasks, an_key(rows[i])));
+		tr_json_string(s->out, task && task->comm[0] ? task->comm : "", 16);
+		fprintf(s->out, ",\"runtime_ns\":%llu,\"usage_percent\":%.4f}", (unsigned long long)rows[i]->runtime,
+			share(s, rows[i]->runtime));
+	}
+	fprintf(s->out, "]}\n");
+}
+
 static void sched_free(struct sched *s)
 {
 	struct sched_task *t;
@@ -256,14 +356,15 @@ static int sched_close(void *state, const struct tr_tasks *tasks)
 	for (i = 0; i < TR_MAX_CPUS; i++)
 		switch_out(s, &s->cpus[i], s->cpus[i].tid, s->last_ts);
 	n = s->err ? s->err : rows_of(s, tasks, &rows);
-	if (n > 0 && s->o->json)
-		print_json(s, rows, n, tasks);
+	if (n > 0 && s->cpu_view)
+		(s->o->json ? print_cpu_json : print_cpu_text)(s, rows, n, tasks);
 	else if (n > 0)
-		print_text(s, rows, n, tasks);
+		(s->o->json ? print_json : print_text)(s, rows, n, tasks);
 	else if (!n)
-		fprintf(stderr, "tracer %s sched: no task %s in the trace's sched:sched_switch records%s\n",
-			s->o->command, s->o->pid || s->o->tid ? "chosen is" : "is", s->switches ? "" : " (it has none)");
-	if (n >= 0 && !s->wakeups && s->switches)
+		fprintf(stderr, "tracer %s %s: no task %s in the trace's sched:sched_switch records%s\n",
+			s->o->command, s->cpu_view ? "cpu" : "sched", s->o->pid || s->o->tid ? "chosen is" : "is",
+			s->switches ? "" : " (it has none)");
+	if (n >= 0 && !s->wakeups && s->switches && !s->cpu_view)
 		fprintf(stderr, "tracer %s sched: no wake-up in the trace, so no latency: record sched:sched_waking and sched:sched_wakeup_new too\n",
 			s->o->command);
 	err = n < 0 ? n : n ? 0 : -ENODATA;
@@ -277,7 +378,10 @@ static int sched_open(struct tr_sink *sink, FILE *out, struct tr_trace *trace, c
 	static const char *const need[] = { "sched:sched_switch", NULL };
 	struct sched *s;
 
-	if (an_need_events(trace, o->command, "sched", need,
+	bool cpu_view = o->format == TR_REPORT_ANALYZE_CPU;
+
+	if (an_need_events(trace, o->command, cpu_view ? "cpu" : "sched", need,
+			   cpu_view ? "tracer record -e sched:sched_switch ..." :
 			   "tracer record -e sched:sched_switch -e sched:sched_waking -e sched:sched_wakeup_new ..."))
 		return -ENOENT;
 	s = calloc(1, sizeof(*s));
@@ -287,13 +391,19 @@ static int sched_open(struct tr_sink *sink, FILE *out, struct tr_trace *trace, c
 	}
 	s->out = out;
 	s->o = o;
+	s->cpu_view = cpu_view;
 	s->tasks.entry_size = sizeof(struct sched_task);
 	s->kinds = (struct tr_by_class) { .size = 1, .fill = 0xff };
-	*sink = (struct tr_sink) { .ops = &tr_analyze_sched_sink, .state = s };
+	*sink = (struct tr_sink) { .ops = cpu_view ? &tr_analyze_cpu_sink : &tr_analyze_sched_sink, .state = s };
 	return 0;
 }
 
 const struct tr_sink_ops tr_analyze_sched_sink = {
+	.open = sched_open, .record = sched_record, .lost = sched_lost, .close = sched_close,
+	.keeps_state = true, .every_task = true,
+};
+
+const struct tr_sink_ops tr_analyze_cpu_sink = {
 	.open = sched_open, .record = sched_record, .lost = sched_lost, .close = sched_close,
 	.keeps_state = true, .every_task = true,
 };
