@@ -29,6 +29,13 @@ static int set_output(void *state, const char *value)
 	return 0;
 }
 
+static int set_timehist(void *state, const char *value)
+{
+	(void)value;
+	((struct selection *)state)->o.timehist = 1;
+	return 0;
+}
+
 static const struct cli_option analyze_options[] = {
 	CLI_OPERAND("KIND", "sched: per task, its runtime, switches and wake-up latencies\n"
 		    "(average, p50, p99, p99.9, max and when), from sched:sched_switch and the\n"
@@ -45,6 +52,9 @@ static const struct cli_option analyze_options[] = {
 	  "or +SECONDS after the trace's first record, at its start (+1.5)", set_select_start, 0 },
 	{ "end", 0, "TIME", "only the events up to TIME, the same way", set_select_end, 0 },
 	{ "output", 0, "FORMAT", "text (a table, the default) or json (one object)", set_output, 0 },
+	{ "timehist", 0, NULL,
+	  "sched: a line per run of a task, at its switch off a CPU, as perf sched timehist\n"
+	  "prints them: its wait, scheduling delay and run time", set_timehist, 0 },
 	{ 0 }
 };
 
@@ -89,8 +99,14 @@ static int cmd_analyze(int argc, char **argv)
 		fprintf(stderr, "%s: which analysis? tracer analyze sched|syscalls|irq|cpu [DIR]\n", me);
 		status = 2;
 	} else if (status == CLI_GO_ON && !(status = take_kind(&s, argv[optind++]))) {
+		if (s.o.timehist && s.o.format != TR_REPORT_ANALYZE_SCHED) {
+			fprintf(stderr, "%s: --timehist is analyze sched's\n", me);
+			status = 2;
+			goto out;
+		}
 		status = trace_dir_argument(&s, argc, argv) ? 2 : tr_report(&s.o, stdout);
 	}
+out:
 	selection_free(&s);
 	return status;
 }

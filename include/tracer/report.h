@@ -54,6 +54,7 @@ struct tr_report_opts {
 	struct tr_report_time start, end;	/* only events in [start, end] */
 	int raw;			/* text: fields as tep_print_fields() prints them, never the print fmt */
 	int json;			/* analyses: JSON instead of a text table */
+	int timehist;			/* analyze sched: a line per run of a task, not the table */
 	/*
 	 * Or NULL: once *stop is nonzero (a signal's handler sets it), the
 	 * report ends at the next item as one cut short: what it wrote is

@@ -169,16 +169,22 @@ static void make_trace(void)
 	close_stream(&cpu[1]);
 }
 
-/* tracer analyze's JSON of format: its exit status, the text in *text (to free). */
-static int analyze(enum tr_report_format format, char **text)
+/* tracer analyze's JSON of format (--timehist if timehist): its exit status, the text in *text (to free). */
+static int analyze_with(enum tr_report_format format, int timehist, char **text)
 {
-	struct tr_report_opts o = { .command = "analyze", .dir = dir, .format = format, .json = 1 };
+	struct tr_report_opts o = { .command = "analyze", .dir = dir, .format = format, .json = 1,
+				    .timehist = timehist };
 	size_t len = 0;
 	FILE *out = open_memstream(text, &len);
 	int status = tr_report(&o, out);
 
 	fclose(out);
 	return status;
+}
+
+static int analyze(enum tr_report_format format, char **text)
+{
+	return analyze_with(format, 0, text);
 }
 
 /* Expects text to hold each of the NULL-ended want, and frees it. */
@@ -203,6 +209,21 @@ static void test_sched_latencies_and_their_percentiles(void)
 	char *text;
 
 	EXPECT_EQ(analyze(TR_REPORT_ANALYZE_SCHED, &text), 0);
+	expect_has(text, want);
+}
+
+/* The second run of 300: 991 us after its first, woken 2 us before, 10 us on the CPU. */
+static void test_timehist_waits_delays_and_runs(void)
+{
+	static const char *const want[] = {
+		"{\"analysis\":\"timehist\",\"runs\":[",
+		"{\"ts_ns\":2012000,\"cpu\":0,\"tid\":300,\"pid\":300,\"comm\":\"\",\"wait_ns\":991000,"
+		"\"delay_ns\":2000,\"run_ns\":10000}",
+		NULL,
+	};
+	char *text;
+
+	EXPECT_EQ(analyze_with(TR_REPORT_ANALYZE_SCHED, 1, &text), 0);
 	expect_has(text, want);
 }
 
@@ -252,6 +273,7 @@ int main(void)
 {
 	make_trace();
 	TAP_RUN(test_sched_latencies_and_their_percentiles);
+	TAP_RUN(test_timehist_waits_delays_and_runs);
 	TAP_RUN(test_sched_drops_the_wakeup_a_loss_may_cut);
 	TAP_RUN(test_syscalls_counts_errors_and_latencies);
 	TAP_RUN(test_irq_durations);

@@ -16,6 +16,12 @@
  * Tasks are sorted by their longest latency, as perf sched latency sorts
  * by max, then by runtime.
  *
+ * With --timehist, a line per run of a task instead, at its switch off a
+ * CPU, as perf sched timehist prints them: its wait (from its previous
+ * switch off a CPU to this run's switch in), its scheduling delay (from
+ * its wake-up to the switch in, 0 if it was not woken: preempted) and its
+ * run time.
+ *
  * tracer analyze cpu is the same work shown as lttng-cputop shows it: each
  * CPU's busy time (from a switch to a task other than the idle one to the
  * CPU's next switch) and each task's runtime, as shares of the time from
@@ -45,6 +51,8 @@ struct sched_task {
 	unsigned int on_cpus;		/* the CPUs it is the current task of */
 	__u64 runtime, switches;
 	__u64 woken;			/* the pending wake-up's time, or 0 */
+	__u64 last_out;			/* its last switch off a CPU, or 0 */
+	__u64 wait, delay;		/* its run's, for --timehist */
 	struct an_durations latency;
 };
 
@@ -65,6 +73,7 @@ struct sched {
 	struct tr_by_class kinds;	/* enum kind by class id, as __u8 (0xff: not worked out) */
 	__u64 first_ts, last_ts, switches, wakeups, dropped;
 	bool cpu_view;			/* analyze cpu: the usage, not the latencies */
+	__u64 timehist_lines;		/* --timehist: the lines printed */
 	int err;
 };
 
@@ -131,6 +140,8 @@ static void switch_in(struct sched *s, struct sched_cpu *cpu, __u32 next, __u64 
 		return;
 	t->switches++;
 	t->on_cpus++;
+	t->wait = t->last_out ? ts - t->last_out : 0;
+	t->delay = t->woken ? ts - t->woken : 0;
 	if (t->woken && an_durations_add(&t->latency, ts - t->woken, ts))
 		s->err = -ENOMEM;
 	t->woken = 0;
@@ -148,6 +159,41 @@ static bool in_range(const struct sched *s, const struct tr_item *it)
 	       !(tr_is_tracer_class(it->class, "task_state") || tr_is_tracer_class(it->class, "vm_map"));
 }
 
+/* --timehist: the line of the run of the CPU's current task, which switches off it now. */
+static void timehist_line(struct sched *s, const struct tr_item *it, const struct sched_cpu *cpu,
+			  const struct tr_tasks *tasks)
+{
+	const struct sched_task *t = an_get(&s->tasks, cpu->tid);
+	const struct tr_task *task = tr_tasks_find(tasks, cpu->tid);
+	__u32 pid = an_task_pid(tasks, cpu->tid);
+	char name[48];
+
+	if (!t || !an_task_shown(s->o, pid, cpu->tid))
+		return;
+	if (s->o->json) {
+		fprintf(s->out, "%s{\"ts_ns\":%llu,\"cpu\":%u,\"tid\":%u,\"pid\":%u,\"comm\":",
+			s->timehist_lines ? "," : "{\"analysis\":\"timehist\",\"runs\":[", (unsigned long long)it->ts,
+			it->cpu, cpu->tid, pid);
+		tr_json_string(s->out, !cpu->tid ? "swapper" : task ? task->comm : "", 16);
+		fprintf(s->out, ",\"wait_ns\":%llu,\"delay_ns\":%llu,\"run_ns\":%llu}", (unsigned long long)t->wait,
+			(unsigned long long)t->delay, (unsigned long long)(it->ts - cpu->since));
+	} else {
+		if (!s->timehist_lines)
+			fprintf(s->out, "%18s %6s  %-30s %10s %10s %10s\n%18s %6s  %-30s %10s %10s %10s\n", "time", "cpu",
+				"task name", "wait time", "sch delay", "run time", "", "", "[tid/pid]", "(msec)",
+				"(msec)", "(msec)");
+		if (pid && pid != cpu->tid)
+			snprintf(name, sizeof(name), "%s[%u/%u]", !cpu->tid ? "swapper" : task ? task->comm : "",
+				 cpu->tid, pid);
+		else
+			snprintf(name, sizeof(name), "%s[%u]", !cpu->tid ? "swapper" : task ? task->comm : "", cpu->tid);
+		fprintf(s->out, "%11llu.%06llu [%04u]  %-30s %10.3f %10.3f %10.3f\n",
+			(unsigned long long)(it->ts / 1000000000), (unsigned long long)(it->ts % 1000000000 / 1000),
+			it->cpu, name, an_ms(t->wait), an_ms(t->delay), an_ms(it->ts - cpu->since));
+	}
+	s->timehist_lines++;
+}
+
 static void sched_record(void *state, const struct tr_item *it, struct tr_tasks *tasks)
 {
 	struct sched *s = state;
@@ -161,9 +207,16 @@ static void sched_record(void *state, const struct tr_item *it, struct tr_tasks 
 	}
 	if (k == SWITCH && it->cpu < TR_MAX_CPUS) {
 		s->switches++;
-		if (!s->cpus[it->cpu].seen)
-			first_switch(s, &s->cpus[it->cpu], tr_item_number(it, "prev_pid"));
-		switch_out(s, &s->cpus[it->cpu], tr_item_number(it, "prev_pid"), it->ts);
+		__u32 prev = tr_item_number(it, "prev_pid");
+		struct sched_cpu *cpu = &s->cpus[it->cpu];
+
+		if (!cpu->seen)
+			first_switch(s, cpu, prev);
+		if (s->o->timehist && cpu->known && cpu->runs && cpu->tid == prev)
+			timehist_line(s, it, cpu, tasks);
+		switch_out(s, cpu, prev, it->ts);
+		if ((t = task_of(s, prev)))
+			t->last_out = it->ts;
 		switch_in(s, &s->cpus[it->cpu], tr_item_number(it, "next_pid"), it->ts);
 	} else if (k == WAKEUP) {
 		s->wakeups++;
@@ -355,6 +408,16 @@ static int sched_close(void *state, const struct tr_tasks *tasks)
 
 	for (i = 0; i < TR_MAX_CPUS; i++)
 		switch_out(s, &s->cpus[i], s->cpus[i].tid, s->last_ts);
+	if (s->o->timehist && !s->err) {
+		if (s->timehist_lines && s->o->json)
+			fprintf(s->out, "]}\n");
+		else if (!s->timehist_lines)
+			fprintf(stderr, "tracer %s sched: no run of a task %sended in the trace's sched:sched_switch records\n",
+				s->o->command, s->o->pid || s->o->tid ? "chosen " : "");
+		err = s->timehist_lines ? 0 : -ENODATA;
+		sched_free(s);
+		return err;
+	}
 	n = s->err ? s->err : rows_of(s, tasks, &rows);
 	if (n > 0 && s->cpu_view)
 		(s->o->json ? print_cpu_json : print_cpu_text)(s, rows, n, tasks);
