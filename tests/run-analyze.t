@@ -215,6 +215,51 @@ PYEOF
 }
 check "analyze cpu: each CPU's and each task's usage as lttng-cputop has them" cpu_agrees
 
+# Against perf on the same workload: perf sched record -a runs tracer
+# record of a shell that sleeps five times, so both see the same
+# switches.  perf sched timehist and analyze sched --timehist give that
+# shell the same runs, each with the same wait and run time to 5 us
+# (perf's clock and tracer's are read at different points of the same
+# tracepoint).  A scheduling delay may be shorter in tracer's: a wake-up
+# that comes within a microsecond of the task's switch off another CPU
+# may be ordered before it by tracer's clock, after it by perf's, and a
+# wake-up of a task still on a CPU is none (lttng's rule).  perf sees
+# the shell's first runs too, before tracer attached: the runs are
+# matched from the last, and tracer's first (its wait began before its
+# trace) is left out.
+perf_timehist_agrees() {
+	perf sched record -a -o "$work/perf.data" -- \
+		"$TRACER" record -a -o "$work/p" -e sched:sched_switch -e sched:sched_waking \
+		-e sched:sched_wakeup_new -- sh -c "echo \$\$ >$work/p.pid; for i in 1 2 3 4 5; do sleep 0.01; done" \
+		>/dev/null 2>"$work/perf.log" || { diag "$work/perf.log"; return 1; }
+	perf sched timehist -i "$work/perf.data" >"$work/perf.timehist" 2>/dev/null &&
+		"$TRACER" analyze sched --timehist "$work/p" >"$work/ours.timehist" || { diag "$work/perf.log"; return 1; }
+	python3 - "$work/perf.timehist" "$work/ours.timehist" "$(cat "$work/p.pid")" <<'PYEOF'
+import re, sys
+def runs(path, tid):
+    out = []
+    for line in open(path):
+        m = re.match(r"^\s*[\d.]+ \[\d+\]\s+.*\[(\d+)(?:/\d+)?\]\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s*$", line)
+        if m and int(m.group(1)) == tid:
+            out.append(tuple(float(x) for x in m.groups()[1:]))
+    return out
+tid = int(sys.argv[3])
+perf, ours = runs(sys.argv[1], tid), runs(sys.argv[2], tid)
+print("# the shell %d: perf %d runs, tracer %d" % (tid, len(perf), len(ours)))
+pairs = list(zip(perf[len(perf) - len(ours):], ours))[1:] if len(perf) >= len(ours) else []
+bad = [(p, o) for p, o in pairs
+       if abs(p[0] - o[0]) > 0.005 or abs(p[2] - o[2]) > 0.005 or o[1] > p[1] + 0.005]
+for p, o in bad[:5]:
+    print("# perf %s, tracer %s (ms: wait, delay, run)" % (p, o))
+sys.exit(0 if len(pairs) >= 5 and not bad else 1)
+PYEOF
+}
+if command -v perf >/dev/null; then
+	check "analyze sched --timehist: a sleeping shell's runs as perf sched timehist has them" perf_timehist_agrees
+else
+	skip "analyze sched --timehist against perf sched timehist" "perf is not installed (./setup installs linux-perf)"
+fi
+
 # A trace without the events an analysis needs: one line saying how to record them, exit 1.
 needs_events() {
 	"$TRACER" record -o "$work/s" -e syscalls:sys_enter_getppid -- "$GETPPID" 3 >/dev/null 2>&1 || return 1

@@ -19,8 +19,8 @@
  * With --timehist, a line per run of a task instead, at its switch off a
  * CPU, as perf sched timehist prints them: its wait (from its previous
  * switch off a CPU to this run's switch in), its scheduling delay (from
- * its wake-up to the switch in, 0 if it was not woken: preempted) and its
- * run time.
+ * its wake-up to the switch in, 0 if it was not woken: preempted, as
+ * perf 6.1's timehist counts it) and its run time.
  *
  * tracer analyze cpu is the same work shown as lttng-cputop shows it: each
  * CPU's busy time (from a switch to a task other than the idle one to the
