@@ -17,6 +17,7 @@ static const struct {
 	{ "syscalls", TR_REPORT_ANALYZE_SYSCALLS },
 	{ "irq", TR_REPORT_ANALYZE_IRQ },
 	{ "cpu", TR_REPORT_ANALYZE_CPU },
+	{ "offcpu", TR_REPORT_ANALYZE_OFFCPU },
 };
 
 static int set_output(void *state, const char *value)
@@ -42,7 +43,9 @@ static const struct cli_option analyze_options[] = {
 		    "wake-ups; syscalls: per task and system call, the calls, errors by errno and\n"
 		    "latencies; irq: per hard IRQ and soft IRQ vector, the count and durations,\n"
 		    "and soft IRQs' latency from raise to entry; cpu: each CPU's busy time and\n"
-		    "each task's runtime, as shares of the trace's time (from sched:sched_switch)"),
+		    "each task's runtime, as shares of the trace's time (from sched:sched_switch);\n"
+		    "offcpu: the time tasks spent blocked, by the stack they blocked in, folded for\n"
+		    "flame graphs (from a -g trace's sched:sched_switch)"),
 	CLI_OPERAND("DIR", "trace directory (default tracer.data)"),
 	{ "cpu", 0, "LIST", "only the events of these CPUs, e.g. 0,2-3", set_select_cpu, 0 },
 	{ "pid", 0, "PID", "show only this process's tasks (all the events are read)", set_select_pid, 0 },
@@ -72,7 +75,8 @@ const struct cli_command analyze_command = {
 	.examples =
 	"tracer record -a -e sched:sched_switch -e sched:sched_waking -e sched:sched_wakeup_new --duration 5 && tracer analyze sched\twake-up latencies of every task\n"
 	"tracer analyze syscalls --pid 1234 ls.data\tprocess 1234's system calls: calls, errors, latencies\n"
-	"tracer analyze irq --output json\tthe IRQs of tracer.data as JSON\n",
+	"tracer analyze irq --output json\tthe IRQs of tracer.data as JSON\n"
+	"tracer analyze offcpu | flamegraph.pl --countname=ns >offcpu.svg\twhere tasks blocked, from a -g trace\n",
 	.files = "tracer.data\tthe trace directory read when DIR is not given\n",
 };
 
@@ -86,7 +90,7 @@ static int take_kind(struct selection *s, const char *kind)
 			s->o.format = analyses[i].format;
 			return 0;
 		}
-	fprintf(stderr, "%s: '%s' is no analysis: sched, syscalls, irq or cpu\n", me, kind);
+	fprintf(stderr, "%s: '%s' is no analysis: sched, syscalls, irq, cpu or offcpu\n", me, kind);
 	return 2;
 }
 
@@ -96,11 +100,16 @@ static int cmd_analyze(int argc, char **argv)
 	int status = selection_new(&s, "analyze", argc) ? 1 : cli_parse(&analyze_command, argc, argv, &s);
 
 	if (status == CLI_GO_ON && optind == argc) {
-		fprintf(stderr, "%s: which analysis? tracer analyze sched|syscalls|irq|cpu [DIR]\n", me);
+		fprintf(stderr, "%s: which analysis? tracer analyze sched|syscalls|irq|cpu|offcpu [DIR]\n", me);
 		status = 2;
 	} else if (status == CLI_GO_ON && !(status = take_kind(&s, argv[optind++]))) {
 		if (s.o.timehist && s.o.format != TR_REPORT_ANALYZE_SCHED) {
 			fprintf(stderr, "%s: --timehist is analyze sched's\n", me);
+			status = 2;
+			goto out;
+		}
+		if (s.o.json && s.o.format == TR_REPORT_ANALYZE_OFFCPU) {
+			fprintf(stderr, "%s: offcpu writes folded stacks, not JSON\n", me);
 			status = 2;
 			goto out;
 		}

@@ -260,6 +260,38 @@ else
 	skip "analyze sched --timehist against perf sched timehist" "perf is not installed (./setup installs linux-perf)"
 fi
 
+# analyze offcpu: three sleep 0.05 of a machine-wide -g trace are 150 ms
+# or more blocked in do_nanosleep, under the sleep command's name; and
+# the sleeps' time blocked in all is what their switch records say, added
+# up here from the JSON lines: from each switch off a CPU not in state R
+# to the next switch in.
+offcpu_sleeps() {
+	"$TRACER" record -a -g -o "$work/oc" -e sched:sched_switch -- \
+		sh -c 'sleep 0.05; sleep 0.05; sleep 0.05' >/dev/null 2>"$work/oc.log" &&
+		"$TRACER" analyze offcpu "$work/oc" >"$work/oc.folded" 2>"$work/oc.err" &&
+		"$TRACER" export --format jsonl -o "$work/oc.jsonl" "$work/oc" ||
+		{ diag "$work/oc.log" "$work/oc.err"; return 1; }
+	python3 - "$work/oc.folded" "$work/oc.jsonl" <<'PYEOF'
+import json, sys
+folded = [l.rsplit(" ", 1) for l in open(sys.argv[1]).read().splitlines()]
+slept = sum(int(n) for stack, n in folded if stack.startswith("sleep;") and ";do_nanosleep;" in stack)
+total = sum(int(n) for stack, n in folded if stack.startswith("sleep;"))
+blocked, since = 0, {}
+for line in open(sys.argv[2]):
+    e = json.loads(line)
+    if e["event"] != "sched:sched_switch":
+        continue
+    f = e["fields"]
+    if f["next_pid"] in since:
+        blocked += e["ts"] - since.pop(f["next_pid"])
+    if f["prev_comm"] == "sleep" and f["prev_state"] & 0xff:
+        since[f["prev_pid"]] = e["ts"]
+print("# sleep: %d ns blocked in do_nanosleep, %d ns in all; its switch records: %d ns" % (slept, total, blocked))
+sys.exit(0 if slept >= 150 * 10**6 and total == blocked else 1)
+PYEOF
+}
+check "analyze offcpu: three sleep 0.05 blocked 150 ms or more in do_nanosleep, as their switches say" offcpu_sleeps
+
 # A trace without the events an analysis needs: one line saying how to record them, exit 1.
 needs_events() {
 	"$TRACER" record -o "$work/s" -e syscalls:sys_enter_getppid -- "$GETPPID" 3 >/dev/null 2>&1 || return 1
@@ -272,7 +304,7 @@ needs_events() {
 check "analyze irq of a trace without IRQ events: one line naming them and how to record them, exit 1" needs_events
 
 unknown_kind() {
-	refused 2 "^tracer analyze: 'latency' is no analysis: sched, syscalls, irq or cpu$" analyze latency "$work/t"
+	refused 2 "^tracer analyze: 'latency' is no analysis: sched, syscalls, irq, cpu or offcpu$" analyze latency "$work/t"
 }
 check "analyze latency: refused in one line naming the analyses, exit 2" unknown_kind
 

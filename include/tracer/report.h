@@ -30,6 +30,7 @@ enum tr_report_format {
 	TR_REPORT_ANALYZE_SYSCALLS,	/* per task and system call: calls, errors, latencies */
 	TR_REPORT_ANALYZE_IRQ,		/* per hard IRQ and soft IRQ vector: durations, raise latencies */
 	TR_REPORT_ANALYZE_CPU,		/* per CPU and per task: usage */
+	TR_REPORT_ANALYZE_OFFCPU,	/* the time blocked, by stack, folded */
 };
 
 /* --start, --end: a time in the trace's clock, or after its first record. */

@@ -75,7 +75,8 @@ struct tr_sink_ops {
 /* The sinks (sinks/sink_table.c has them by format). */
 extern const struct tr_sink_ops tr_text_sink, tr_folded_sink, tr_jsonl_sink, tr_stats_sink,
 	tr_chrome_sink, tr_perfetto_sink, tr_ctf_copy_sink, tr_lttng_sink, tr_tracecmd_sink,
-	tr_analyze_sched_sink, tr_analyze_syscalls_sink, tr_analyze_irq_sink, tr_analyze_cpu_sink;
+	tr_analyze_sched_sink, tr_analyze_syscalls_sink, tr_analyze_irq_sink, tr_analyze_cpu_sink,
+	tr_analyze_offcpu_sink;
 
 /* format's sink (one of enum tr_report_format's). */
 const struct tr_sink_ops *tr_sink_of(enum tr_report_format format);

@@ -16,6 +16,7 @@ static const struct tr_sink_ops *const sinks[] = {
 	[TR_REPORT_ANALYZE_SYSCALLS] = &tr_analyze_syscalls_sink,
 	[TR_REPORT_ANALYZE_IRQ] = &tr_analyze_irq_sink,
 	[TR_REPORT_ANALYZE_CPU] = &tr_analyze_cpu_sink,
+	[TR_REPORT_ANALYZE_OFFCPU] = &tr_analyze_offcpu_sink,
 };
 
 const struct tr_sink_ops *tr_sink_of(enum tr_report_format format)
