@@ -150,22 +150,28 @@ check "fields past the record: common_pid at 268435456 or 65535, a field past a 
 data_loc_past_the_record() {
 	local t stream offset
 	t=$(hostile sched loc-past)
-	# the first sched_process_exec record (event 0): its filename locator
-	# (payload offset 8) made to point 64 KiB on
+	# the first sched_process_exec record (event 0), in whichever packet
+	# it is (a flush under load may end the first packet before it): its
+	# filename locator (payload offset 8) made to point 64 KiB on
 	read -r stream offset < <(python3 - "$t" <<'EOF'
 import glob, struct, sys
 for path in sorted(glob.glob(sys.argv[1] + "/channel0_*")):
-    d = open(path, "rb").read()
-    o = 104
-    while d and o + 24 <= struct.unpack_from("<Q", d, 32)[0] // 8:
-        ts, id, size = struct.unpack_from("<QII", d, o)
-        if id == 0:
-            print(path.rsplit("/", 1)[1], o)
-            sys.exit()
-        o = (o + 24 + size + 7) & ~7
+    d, base = open(path, "rb").read(), 0
+    while base + 104 <= len(d):
+        content, size = (x // 8 for x in struct.unpack_from("<QQ", d, base + 32))
+        o = base + 104
+        while o + 24 <= base + content:
+            ts, id, length = struct.unpack_from("<QII", d, o)
+            if id == 0:
+                print(path.rsplit("/", 1)[1], o)
+                sys.exit()
+            o = (o + 24 + length + 7) & ~7
+        if size <= 0:
+            break
+        base += size
 EOF
 )
-	[ -n "$offset" ] || { echo "# no sched_process_exec record in the first packets"; return 1; }
+	[ -n "$offset" ] || { echo "# no sched_process_exec record in the trace"; return 1; }
 	edit "$t/$stream" "struct.pack_into('<I', d, $offset + 24 + 8, 0xffffffff)"
 	report_refuses "$t" "$stream: record at offset $offset: the data of field filename (bytes 65535 to 131070) lies past the record's [0-9]* bytes; record skipped" &&
 		[ "$(printed 'sched_switch:')" -ge 1 ]
