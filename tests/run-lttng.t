@@ -19,7 +19,8 @@ nice -n 10 "$TRACER" record -a -o "$work/t" -e sched:sched_switch -e sched:sched
 	-e sched:sched_process_fork -e sched:sched_process_exec -e sched:sched_process_exit \
 	-e 'irq:*' -e syscalls:sys_enter_getppid -e syscalls:sys_exit_getppid -- \
 	sh -c "sh -c 'echo \$\$ >$work/getppid.pid; exec $GETPPID $N' >/dev/null &&
-	       sh -c 'echo \$\$ >$work/spin.pid; i=0; while [ \$i -lt 300000 ]; do i=\$((i + 1)); done'" \
+	       sh -c 'echo \$\$ >$work/spin.pid; i=0; while [ \$i -lt 300000 ]; do i=\$((i + 1)); done' &&
+	       dd if=/dev/zero of=$work/x bs=4k count=64 oflag=direct 2>/dev/null; rm -f $work/x" \
 	>/dev/null 2>"$work/record.log"
 recorded=$?
 
@@ -107,8 +108,44 @@ analysis_runs() { # analysis_runs COMMAND: it exits 0 and says no error
 	timeout 600 nice -n 10 "$1" "$work/l" >"$work/$1" 2>&1 && ! grep -qi "error" "$work/$1" ||
 		{ diag "$work/$1"; return 1; }
 }
-check "lttng-irqstats runs without an error" analysis_runs lttng-irqstats
-check "lttng-schedtop runs without an error" analysis_runs lttng-schedtop
+# lttng-irqstats: the hard IRQs (the workload's direct writes make some)
+# that tracer report --stats counts, each pair of entry and exit once;
+# tracer analyze irq pairs them the same way.
+irqstats_counts() {
+	analysis_runs lttng-irqstats &&
+		"$TRACER" report --stats "$work/t" >"$work/t.stats" &&
+		"$TRACER" analyze irq --output json "$work/t" >"$work/irq.json" || return 1
+	python3 - "$work/lttng-irqstats" "$work/t.stats" "$work/irq.json" <<'PYEOF'
+import json, re, sys
+theirs = sum(int(n) for n in re.findall(r"^\d+: <.*?>\s+(\d+)\s", open(sys.argv[1]).read(), re.M))
+stats = dict((name, int(n)) for n, name in re.findall(r"^\s+(\d+)\s+irq:(irq_handler_\w+)$", open(sys.argv[2]).read(), re.M))
+ours = sum(h["count"] for h in json.load(open(sys.argv[3]))["hard"])
+entries, exits = stats.get("irq_handler_entry", 0), stats.get("irq_handler_exit", 0)
+print("# lttng-irqstats %d hard IRQs; report --stats %d entries, %d exits; analyze irq %d" % (theirs, entries, exits, ours))
+# (an IRQ cut by the trace's start or end has one record of the two)
+sys.exit(0 if theirs and theirs == ours and min(entries, exits) <= theirs <= max(entries, exits) else 1)
+PYEOF
+}
+check "lttng-irqstats: as many hard IRQs as report --stats's entry and exit records pair" irqstats_counts
+
+# lttng-schedtop: its longest wake-up latencies, each one tracer analyze
+# sched gives that task, the first the longest of all.
+schedtop_latencies() {
+	analysis_runs lttng-schedtop &&
+		"$TRACER" analyze sched --output json "$work/t" >"$work/sched.json" || return 1
+	python3 - "$work/lttng-schedtop" "$work/sched.json" <<'PYEOF'
+import json, re, sys
+rows = [(float(lat), int(tid)) for lat, tid in
+        re.findall(r"^\[\S+, \S+\]\s+([\d.]+)\s+-?\d+\s+\d+\s+.*? \((\d+)\)", open(sys.argv[1]).read(), re.M)]
+ours = {t["tid"]: t["wakeup_latency"].get("max_ns", 0) / 1e3 for t in json.load(open(sys.argv[2]))["tasks"]}
+bad = [(lat, tid) for lat, tid in rows if tid not in ours or ours[tid] + 0.001 < lat]
+top = rows and abs(rows[0][0] - max(ours.values())) <= 0.001
+print("# %d schedtop rows, top %s us; analyze sched's longest %.3f us; %d rows beyond it"
+      % (len(rows), rows[0][0] if rows else None, max(ours.values() or [0]), len(bad)))
+sys.exit(0 if rows and top and not bad else 1)
+PYEOF
+}
+check "lttng-schedtop: its longest wake-up latencies as analyze sched gives them" schedtop_latencies
 
 # Trace Compass picks its LTTng 2.9+ kernel layout by the env, then reads
 # these events' fields (issue 35).
