@@ -1012,20 +1012,27 @@ static void note_pid(struct rec_ust *u, pid_t pid)
 		u->npids++;
 }
 
+/* The tries at taking a claim word that keeps changing under us. */
+#define CLAIM_TRIES	8
+
 /*
  * Whether this recorder consumes rb: it now holds its claim, or held it.
  * A claim is left to the recorder that holds it while that one lives;
  * one whose holder is gone (killed before it let go) is taken over.  The
  * word is in the program's memory: a program that writes it can keep
- * recorders from its own events only, which it could by not writing them.
+ * recorders from its own events only, which it could by not writing them;
+ * one that rewrites it without end gets its buffer left after a few
+ * tries, never a recorder spinning.
  */
 static int claim(const struct rec_ust *u, struct trb_buf *rb)
 {
 	__u64 *word = &rb->ctl->reader_claim;
 	__u64 held = __atomic_load_n(word, __ATOMIC_ACQUIRE);
+	unsigned int tries;
 
-	while (held != u->identity) {
-		if (held && process_identity(held & ((1u << IDENTITY_PID_BITS) - 1)) == held)
+	for (tries = 0; held != u->identity; tries++) {
+		if (tries == CLAIM_TRIES ||
+		    (held && process_identity(held & ((1u << IDENTITY_PID_BITS) - 1)) == held))
 			return 0;
 		if (__atomic_compare_exchange_n(word, &held, u->identity, 0, __ATOMIC_ACQ_REL,
 						__ATOMIC_ACQUIRE))
