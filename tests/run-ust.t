@@ -229,6 +229,30 @@ if [ "$(id -u)" = 0 ]; then
 	}
 	check "record: a discard channel's writer wakes the recorder, nothing lost; unmatched -e ust: said" woken
 
+	# The program's own dump while the recorder reads its discard buffer:
+	# the recorder stopped (SIGSTOP) while the program ends a sub-buffer
+	# and dumps, the dump takes a snapshot and leaves that sub-buffer to
+	# the recorder, whose trace has all 160 events (a dump that consumed
+	# it would leave the trace without them).
+	dump_beside() {
+		"$TRACER" record --flush-ms 60000 -e 'ust:ust:beside' -o "$work/beside" -- \
+			"$USTCHECK" dump-beside "$work/own-dump" >"$work/beside.out" 2>"$work/beside.err" &
+		local rec=$! prog kept dumped status
+		wait_until 30 grep -q '^ready ' "$work/beside.out" || { kill "$rec"; diag "$work/beside.err"; return 1; }
+		prog=$(sed -n 's/^ready //p' "$work/beside.out")
+		kill -STOP "$rec" && kill -USR1 "$prog" &&
+			wait_until 30 grep -qx dumped "$work/beside.out"
+		status=$?
+		kill -CONT "$rec"
+		kill -USR1 "$prog"
+		wait "$rec" && [ "$status" = 0 ] || { diag "$work/beside.out" "$work/beside.err"; return 1; }
+		kept=$("$TRACER" report "$work/beside" | grep -c ' ust:beside: i=')
+		dumped=$("$TRACER" report "$work/own-dump" 2>&1 | grep -c ' ust:beside: i=')
+		echo "# the recorder's trace: $kept events; the program's dump: $dumped"
+		[ "$kept" = 160 ] && [ "$dumped" -ge 1 ] || { diag "$work/beside.err"; return 1; }
+	}
+	check "the program's own dump beside a recorder: a snapshot, the recorder keeps all 160 events" dump_beside
+
 	# With -a, a program started while it records but not by its command
 	# (no TRACER_UST_FD) hands its buffers over through the registry as it
 	# makes them: all of a program that lives a millisecond is recorded,

@@ -13,6 +13,10 @@
  *	ustcheck paced N	N events ust:paced into 2 x 4 KiB in discard mode, each sub-buffer
  *				only once the recorder has read the one before (fails after 30 s);
  *				errno the same after each
+ *	ustcheck dump-beside DIR
+ *				60 events ust:beside, then once a recorder claimed the buffer,
+ *				"ready PID"; at SIGUSR1, 100 more (the first sub-buffer ends)
+ *				and a dump into DIR, "dumped"; at SIGUSR1 again, the end
  */
 #include <dirent.h>
 #include <errno.h>
@@ -25,6 +29,7 @@
 #include <unistd.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <pthread.h>
 #include <tracer/layout.h>
 #include <tracer/ust.h>
 
@@ -190,6 +195,49 @@ static int paced(long n)
 	return 0;
 }
 
+/*
+ * The program's own dump of a discard buffer a recorder reads (the test
+ * stops the recorder meanwhile): with a sub-buffer delivered and not yet
+ * read, the dump must leave it to the recorder.
+ */
+/* One call site, so one event: ust:beside. */
+static void beside(long i)
+{
+	tracer_event(PACED, beside, i);
+}
+
+static int dump_beside(const char *dir)
+{
+	const struct tr_buf_ctl *ctl;
+	sigset_t usr1;
+	long i, waited;
+	int sig;
+
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	pthread_sigmask(SIG_BLOCK, &usr1, NULL);
+	for (i = 0; i < 60; i++)
+		beside(i);
+	ctl = own_buffer();
+	for (waited = 0; ctl && !__atomic_load_n(&ctl->reader_claim, __ATOMIC_ACQUIRE) && waited < 30000; waited++)
+		nanosleep(&(struct timespec) { 0, 1000000 }, NULL);
+	if (!ctl || !__atomic_load_n(&ctl->reader_claim, __ATOMIC_ACQUIRE)) {
+		fprintf(stderr, "ustcheck: no recorder claimed the buffer in 30 s\n");
+		return 1;
+	}
+	printf("ready %d\n", (int)getpid());
+	fflush(stdout);
+	sigwait(&usr1, &sig);
+	for (; i < 160; i++)
+		beside(i);
+	if (dumped(dir, tracer_ust_dump(dir)))
+		return 1;
+	printf("dumped\n");
+	fflush(stdout);
+	sigwait(&usr1, &sig);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "rare"))
@@ -208,8 +256,10 @@ int main(int argc, char **argv)
 		return alternate(atol(argv[2]));
 	if (argc == 4 && !strcmp(argv[1], "ticks"))
 		return ticks(atol(argv[2]), atol(argv[3]));
+	if (argc == 3 && !strcmp(argv[1], "dump-beside"))
+		return dump_beside(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "paced"))
 		return paced(atol(argv[2]));
-	fprintf(stderr, "usage: ustcheck rare DIR | crash N | signal DIR N M | bad | exists DIR | values DIR | alternate N | ticks N MS | paced N\n");
+	fprintf(stderr, "usage: ustcheck rare DIR | crash N | signal DIR N M | bad | exists DIR | values DIR | alternate N | ticks N MS | paced N | dump-beside DIR\n");
 	return 2;
 }

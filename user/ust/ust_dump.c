@@ -11,7 +11,9 @@
  * (ringbuf.h's get and put), then copies the sub-buffer each writer is
  * filling (tr_ubuf_copy_open()), which it may not close.  That sub-buffer
  * is delivered later with the records this dump took: the next dump
- * writes only the records after them.
+ * writes only the records after them.  But a buffer a recorder reads (it
+ * holds its reader_claim) has its reader: the dump takes a snapshot of it,
+ * and leaves every record to the recorder.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -166,6 +168,12 @@ static int inside(const struct ust_buffer *b, const char *packet)
 	return packet >= data && packet + b->rb.subbuf_size <= (const char *)b->region + b->region_size;
 }
 
+/* Whether a recorder reads b: it holds the buffer's reader claim (user/record/ust_buffers.c). */
+static int read_by_recorder(const struct ust_buffer *b)
+{
+	return __atomic_load_n(&b->rb.ctl->reader_claim, __ATOMIC_ACQUIRE) != 0;
+}
+
 /*
  * Discard mode: the dump is the buffer's reader, and consumes what it
  * writes; the open sub-buffer's records it copies are left out of the
@@ -235,7 +243,8 @@ static int dump_into(int dir_fd, const struct ust_texts *texts)
 	for (s.b = __atomic_load_n(&ust.buffers, __ATOMIC_ACQUIRE); s.b && !err; s.b = s.b->next) {
 		int held = hold_if_ownerless(s.b);
 
-		err = s.b->rb.mode == TR_MODE_OVERWRITE ? snapshot_buffer(&s) : drain_buffer(&s);
+		err = s.b->rb.mode == TR_MODE_OVERWRITE || read_by_recorder(s.b) ? snapshot_buffer(&s) :
+										 drain_buffer(&s);
 		if (held)
 			__atomic_store_n(&s.b->owner, 0, __ATOMIC_RELEASE);
 		if (s.fd >= 0)
