@@ -4,9 +4,20 @@
 #include <string.h>
 #include <getopt.h>
 #include <tracer/report.h>
+#include <tracer/top.h>
 
 #include "options.h"
+#include "recording.h"
 #include "select.h"
+
+/* analyze's state: the selection first (select.h), then --live's recording. */
+struct analyze_args {
+	struct selection s;
+	int live, all;
+	unsigned int pid;
+	double duration;
+	const char *record_to;
+};
 
 /* The analyses by name. */
 static const struct {
@@ -37,6 +48,36 @@ static int set_timehist(void *state, const char *value)
 	return 0;
 }
 
+static int set_live(void *state, const char *value)
+{
+	(void)value;
+	((struct analyze_args *)state)->live = 1;
+	return 0;
+}
+
+static int set_live_all(void *state, const char *value)
+{
+	(void)value;
+	((struct analyze_args *)state)->all = 1;
+	return 0;
+}
+
+static int set_live_pid(void *state, const char *value)
+{
+	return parse_uint_into("-p", value, 1, 1u << 22, &((struct analyze_args *)state)->pid);
+}
+
+static int set_live_duration(void *state, const char *value)
+{
+	return parse_duration("--duration", value, &((struct analyze_args *)state)->duration);
+}
+
+static int set_live_output(void *state, const char *value)
+{
+	((struct analyze_args *)state)->record_to = value;
+	return parse_nonempty("-o", value);
+}
+
 static const struct cli_option analyze_options[] = {
 	CLI_OPERAND("KIND", "sched: per task, its runtime, switches and wake-up latencies\n"
 		    "(average, p50, p99, p99.9, max and when), from sched:sched_switch and the\n"
@@ -58,6 +99,14 @@ static const struct cli_option analyze_options[] = {
 	{ "timehist", 0, NULL,
 	  "sched: a line per run of a task, at its switch off a CPU, as perf sched timehist\n"
 	  "prints them: its wait, scheduling delay and run time", set_timehist, 0 },
+	{ "live", 0, NULL,
+	  "analyze a recording as it runs, not a trace: of COMMAND (after --), -p PID or -a,\n"
+	  "with the events KIND needs; the table at its end (Ctrl-C, --duration, the command's)",
+	  set_live, 0 },
+	{ NULL, 'a', NULL, "--live: every process", set_live_all, 0 },
+	{ NULL, 'p', "PID", "--live: this process and its threads", set_live_pid, 0 },
+	{ "duration", 0, "SECONDS", "--live: stop after this long", set_live_duration, 0 },
+	{ NULL, 'o', "DIR", "--live: write the recording's trace into DIR as well", set_live_output, 0 },
 	{ 0 }
 };
 
@@ -66,7 +115,8 @@ static int cmd_analyze(int argc, char **argv);
 const struct cli_command analyze_command = {
 	.name = "analyze",
 	.summary = "work out latencies and usage from a trace: scheduling, system calls, IRQs, CPUs",
-	.synopsis = "tracer analyze KIND [options] [DIR]",
+	.synopsis = "tracer analyze KIND [options] [DIR]\n"
+		    "tracer analyze KIND --live [-a | -p PID] [--duration SECONDS] [-o DIR] [-- COMMAND...]",
 	.options = analyze_options,
 	.run = cmd_analyze,
 	.notes = "An analysis reads every task's events; --pid and --tid choose the rows shown.\n"
@@ -76,6 +126,7 @@ const struct cli_command analyze_command = {
 	"tracer record -a -e sched:sched_switch -e sched:sched_waking -e sched:sched_wakeup_new --duration 5 && tracer analyze sched\twake-up latencies of every task\n"
 	"tracer analyze syscalls --pid 1234 ls.data\tprocess 1234's system calls: calls, errors, latencies\n"
 	"tracer analyze irq --output json\tthe IRQs of tracer.data as JSON\n"
+	"tracer analyze syscalls --live -- make -j2\tmake's system calls as it runs, the table at its end\n"
 	"tracer analyze offcpu | flamegraph.pl --countname=ns >offcpu.svg\twhere tasks blocked, from a -g trace\n",
 	.files = "tracer.data\tthe trace directory read when DIR is not given\n",
 };
@@ -94,28 +145,83 @@ static int take_kind(struct selection *s, const char *kind)
 	return 2;
 }
 
+/* The events an analysis needs recorded (--live): how many, into *events. */
+static unsigned int live_events(enum tr_report_format format, const char *const **events)
+{
+	static const char *const sched[] = { "sched:sched_switch", "sched:sched_waking", "sched:sched_wakeup_new" };
+	static const char *const syscalls[] = { "raw_syscalls:sys_enter", "raw_syscalls:sys_exit" };
+	static const char *const irq[] = { "irq:*" };
+
+	if (format == TR_REPORT_ANALYZE_SYSCALLS) {
+		*events = syscalls;
+		return 2;
+	}
+	if (format == TR_REPORT_ANALYZE_IRQ) {
+		*events = irq;
+		return 1;
+	}
+	*events = sched;
+	return format == TR_REPORT_ANALYZE_CPU ? 1 : 3;
+}
+
+/* --live: a recording of what a says (the command at argv[optind] on), analyzed as it runs. */
+static int analyze_live(struct analyze_args *a, int argc, char **argv)
+{
+	static const char *const no_filters[3];
+	struct event_args none = { 0 };
+	struct tr_record_opts r = record_defaults(&none);
+
+	if (a->s.o.format == TR_REPORT_ANALYZE_OFFCPU) {
+		fprintf(stderr, "%s: offcpu names stacks from a trace: tracer record -a -g -e sched:sched_switch, then tracer analyze offcpu\n",
+			me);
+		return 2;
+	}
+	if (!a->all && !a->pid && optind == argc) {
+		fprintf(stderr, "%s: --live records -a, -p PID or a command (after --)\n", me);
+		return 2;
+	}
+	r.name = "analyze";
+	r.nevents = live_events(a->s.o.format, &r.events);
+	r.filters = no_filters;
+	r.output = a->record_to;
+	r.system_wide = a->all;
+	r.pid = a->pid;
+	r.duration = a->duration;
+	r.command = optind < argc ? &argv[optind] : NULL;
+	return tr_analyze_live(&r, &a->s.o, stdout);
+}
+
+/* The KIND's checks, then the analysis of a trace or --live. */
+static int analyze_with(struct analyze_args *a, int argc, char **argv)
+{
+	if (a->s.o.timehist && a->s.o.format != TR_REPORT_ANALYZE_SCHED) {
+		fprintf(stderr, "%s: --timehist is analyze sched's\n", me);
+		return 2;
+	}
+	if (a->s.o.json && a->s.o.format == TR_REPORT_ANALYZE_OFFCPU) {
+		fprintf(stderr, "%s: offcpu writes folded stacks, not JSON\n", me);
+		return 2;
+	}
+	if (a->live)
+		return analyze_live(a, argc, argv);
+	if (a->all || a->pid || a->duration || a->record_to) {
+		fprintf(stderr, "%s: -a, -p, --duration and -o are --live's\n", me);
+		return 2;
+	}
+	return trace_dir_argument(&a->s, argc, argv) ? 2 : tr_report(&a->s.o, stdout);
+}
+
 static int cmd_analyze(int argc, char **argv)
 {
-	struct selection s;
-	int status = selection_new(&s, "analyze", argc) ? 1 : cli_parse(&analyze_command, argc, argv, &s);
+	struct analyze_args a = { 0 };
+	int status = selection_new(&a.s, "analyze", argc) ? 1 : cli_parse(&analyze_command, argc, argv, &a);
 
 	if (status == CLI_GO_ON && optind == argc) {
 		fprintf(stderr, "%s: which analysis? tracer analyze sched|syscalls|irq|cpu|offcpu [DIR]\n", me);
 		status = 2;
-	} else if (status == CLI_GO_ON && !(status = take_kind(&s, argv[optind++]))) {
-		if (s.o.timehist && s.o.format != TR_REPORT_ANALYZE_SCHED) {
-			fprintf(stderr, "%s: --timehist is analyze sched's\n", me);
-			status = 2;
-			goto out;
-		}
-		if (s.o.json && s.o.format == TR_REPORT_ANALYZE_OFFCPU) {
-			fprintf(stderr, "%s: offcpu writes folded stacks, not JSON\n", me);
-			status = 2;
-			goto out;
-		}
-		status = trace_dir_argument(&s, argc, argv) ? 2 : tr_report(&s.o, stdout);
+	} else if (status == CLI_GO_ON && !(status = take_kind(&a.s, argv[optind++]))) {
+		status = analyze_with(&a, argc, argv);
 	}
-out:
-	selection_free(&s);
+	selection_free(&a.s);
 	return status;
 }

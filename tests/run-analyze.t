@@ -292,6 +292,39 @@ PYEOF
 }
 check "analyze offcpu: three sleep 0.05 blocked 150 ms or more in do_nanosleep, as their switches say" offcpu_sleeps
 
+# --live: the same sink fed by the recording's live reader; with -o the
+# recording writes its trace too, and the analysis of that trace gives
+# the same figures (the JSON but for the task names and processes, which
+# a trace's first pass learns before the records that a live reader meets
+# them in).
+live_as_recorded() { # live_as_recorded KIND
+	rm -rf "$work/live-$1"
+	"$TRACER" analyze "$1" --live --output json -o "$work/live-$1" -a -- \
+		sh -c "dd if=/dev/zero of=$work/x bs=4k count=32 oflag=direct 2>/dev/null; rm -f $work/x" \
+		>"$work/live-$1.json" 2>"$work/live-$1.err" &&
+		"$TRACER" analyze "$1" --output json "$work/live-$1" >"$work/recorded-$1.json" ||
+		{ diag "$work/live-$1.err"; return 1; }
+	python3 - "$work/live-$1.json" "$work/recorded-$1.json" <<'PYEOF'
+import json, sys
+def figures(x):
+    if isinstance(x, dict):
+        return {k: figures(v) for k, v in x.items() if k not in ("comm", "pid")}
+    return [figures(v) for v in x] if isinstance(x, list) else x
+live, recorded = (figures(json.load(open(p))) for p in sys.argv[1:3])
+print("# live and recorded: %s (%d bytes of JSON)" % ("the same" if live == recorded else "different", len(json.dumps(live))))
+sys.exit(0 if live == recorded else 1)
+PYEOF
+}
+for kind in sched syscalls irq cpu; do
+	check "analyze $kind --live: the same figures as analyze $kind of the trace it wrote" live_as_recorded "$kind"
+done
+live_refusals() {
+	refused 2 "^tracer analyze: --live records -a, -p PID or a command \(after --\)$" analyze sched --live &&
+		refused 2 "^tracer analyze: -a, -p, --duration and -o are --live's$" analyze sched -a "$work/t" &&
+		refused 2 "^tracer analyze: offcpu names stacks from a trace: " analyze offcpu --live -a
+}
+check "analyze --live without a scope, -a without --live, offcpu --live: refused in one line" live_refusals
+
 # A trace without the events an analysis needs: one line saying how to record them, exit 1.
 needs_events() {
 	"$TRACER" record -o "$work/s" -e syscalls:sys_enter_getppid -- "$GETPPID" 3 >/dev/null 2>&1 || return 1

@@ -6,6 +6,7 @@
 #ifndef TRACER_TOP_H
 #define TRACER_TOP_H
 
+#include <stdio.h>
 #include <tracer/recording.h>
 
 enum tr_top_output { TR_TOP_SCREEN, TR_TOP_TEXT, TR_TOP_JSON };
@@ -25,5 +26,15 @@ struct tr_top_opts {
 
 /* Runs top; returns the exit status for the command line. */
 int tr_top(const struct tr_top_opts *opts);
+
+struct tr_report_opts;
+
+/*
+ * tracer analyze KIND --live: the recording record says (its live sink set
+ * here) feeds analysis->format's sink (sinks/analyze_*.c) as its items
+ * come, in time order, and the sink writes its table to out at the end.
+ * The exit status: the recording's (its command's), else the analysis's.
+ */
+int tr_analyze_live(struct tr_record_opts *record, const struct tr_report_opts *analysis, FILE *out);
 
 #endif /* TRACER_TOP_H */

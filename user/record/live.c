@@ -83,6 +83,8 @@ int rec_live_open(struct session *s)
 	free(text);
 	if (err)
 		rec_say("cannot read the recording live: %s", why);
+	else if (s->o->live->opened)
+		s->o->live->opened(s->o->live->data, s->live);
 	return err;
 }
 

@@ -16,6 +16,7 @@
 #include "reader/trace_dir.h"
 
 struct tr_item;
+struct tr_trace;
 
 /* A recording as its live reader sees it: who writes, what was lost so far by cause, what came late. */
 struct tr_live_status {
@@ -41,6 +42,8 @@ struct tr_live_sink {
 	 * reached 0, comes before any item, so that status is known from the start.
 	 */
 	void (*round)(void *data, __u64 reached, const struct tr_live_status *status);
+	/* Or NULL: the live trace, once open, before any item (its classes, for a sink). */
+	void (*opened)(void *data, struct tr_trace *trace);
 	void *data;
 	int stop_fd;
 	/*
