@@ -64,7 +64,7 @@ static void write_events(void)
 	unsigned int i;
 
 	for (i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
-		int n = snprintf(format, sizeof(format), "name: %s\nID: %u\nformat:\n" COMMON_FIELDS "%s",
+		int n = snprintf(format, sizeof(format), "name: %s\nID: %u\nformat:\n" TR_FORMAT_COMMON_FIELDS "%s",
 				 formats[i][1], i + 1, formats[i][2]);
 
 		len += snprintf(text + len, sizeof(text) - len, "event %u %s %s %d\n%s", i, formats[i][0],

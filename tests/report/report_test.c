@@ -38,12 +38,12 @@
 #define TASK_STATE_ID	1
 
 static const char sample_format[] =
-	"name: sample\nID: 1\nformat:\n" COMMON_FIELDS
+	"name: sample\nID: 1\nformat:\n" TR_FORMAT_COMMON_FIELDS
 	"\tfield:u64 seq;\toffset:8;\tsize:8;\tsigned:0;\n\n"
 	"print fmt: \"seq=%llu\", REC->seq\n";
 
 static const char task_state_format[] =
-	"name: task_state\nID: 2\nformat:\n" COMMON_FIELDS
+	"name: task_state\nID: 2\nformat:\n" TR_FORMAT_COMMON_FIELDS
 	"\tfield:pid_t pid;\toffset:8;\tsize:4;\tsigned:1;\n"
 	"\tfield:pid_t tgid;\toffset:12;\tsize:4;\tsigned:1;\n"
 	"\tfield:pid_t ppid;\toffset:16;\tsize:4;\tsigned:1;\n"

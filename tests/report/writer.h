@@ -17,15 +17,10 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include <tracer/record.h>
+
 #include "tap.h"
 #include "layout/ubuf.h"
-
-/* The common fields every tracepoint format starts with. */
-#define COMMON_FIELDS \
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n" \
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n" \
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n" \
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
 
 static char dir[64];
 static __u64 fake_now;

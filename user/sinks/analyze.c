@@ -200,8 +200,8 @@ bool an_task_shown(const struct tr_report_opts *o, __u32 pid, __u32 tid)
 	return (!o->pid || (pid == (__u32)o->pid) || tid == (__u32)o->pid) && (!o->tid || tid == (__u32)o->tid);
 }
 
-int an_need_events(const struct tr_trace *trace, const char *command, const char *analysis,
-		   const char *const *any, const char *record)
+/* Whether the trace has one of the events any names. */
+static bool has_one_of(const struct tr_trace *trace, const char *const *any)
 {
 	char system[256];
 	unsigned int i;
@@ -211,9 +211,24 @@ int an_need_events(const struct tr_trace *trace, const char *command, const char
 
 		snprintf(system, sizeof(system), "%.*s", (int)(colon - any[i]), any[i]);
 		if (tr_trace_has_class(trace, system, colon + 1))
-			return 0;
+			return true;
 	}
-	fprintf(stderr, "tracer %s %s: the trace has no %s%s events; record them: %s\n", command, analysis,
-		any[0], any[1] ? " or like" : "", record);
-	return -ENOENT;
+	return false;
+}
+
+void *an_new(const struct tr_trace *trace, const struct tr_report_opts *o, const char *analysis,
+	     const char *const *any, const char *record, size_t size, int *err)
+{
+	void *state = NULL;
+
+	*err = 0;
+	if (!has_one_of(trace, any)) {
+		fprintf(stderr, "tracer %s %s: the trace has no %s%s events; record them: %s\n", o->command,
+			analysis, any[0], any[1] ? " or like" : "", record);
+		*err = -ENOENT;
+	} else if (!(state = calloc(1, size))) {
+		fprintf(stderr, "tracer %s: out of memory\n", o->command);
+		*err = -ENOMEM;
+	}
+	return state;
 }

@@ -78,12 +78,13 @@ bool an_task_shown(const struct tr_report_opts *o, __u32 pid, __u32 tid);
 __u32 an_task_pid(const struct tr_tasks *tasks, __u32 tid);
 
 /*
- * Which events an analysis needs: the trace must have one of any (a
- * NULL-ended list of "system:name"), or the analysis refuses to run,
- * saying in one line how to record them (record).  0, or -ENOENT said.
+ * A new analysis's state, size bytes zeroed, once the trace has one of
+ * the events any names (a NULL-ended list of "system:name", the name a
+ * glob): else it refuses to run, saying in one line how to record them
+ * (record).  The state, or NULL with *err -ENOENT or -ENOMEM, said.
  */
-int an_need_events(const struct tr_trace *trace, const char *command, const char *analysis,
-		   const char *const *any, const char *record);
+void *an_new(const struct tr_trace *trace, const struct tr_report_opts *o, const char *analysis,
+	     const char *const *any, const char *record, size_t size, int *err);
 
 /* ns as milliseconds or microseconds with 3 decimals. */
 static inline double an_ms(__u64 ns)

@@ -280,15 +280,11 @@ static int irq_close(void *state, const struct tr_tasks *tasks)
 static int irq_open(struct tr_sink *sink, FILE *out, struct tr_trace *trace, const struct tr_report_opts *o)
 {
 	static const char *const need[] = { "irq:irq_handler_entry", "irq:softirq_entry", NULL };
-	struct irqs *s;
+	int err;
+	struct irqs *s = an_new(trace, o, "irq", need, "tracer record -e 'irq:*' ...", sizeof(*s), &err);
 
-	if (an_need_events(trace, o->command, "irq", need, "tracer record -e 'irq:*' ..."))
-		return -ENOENT;
-	s = calloc(1, sizeof(*s));
-	if (!s) {
-		fprintf(stderr, "tracer %s: out of memory\n", o->command);
-		return -ENOMEM;
-	}
+	if (!s)
+		return err;
 	s->out = out;
 	s->o = o;
 	s->hard.entry_size = sizeof(struct hard_irq);

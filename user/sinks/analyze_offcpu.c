@@ -154,22 +154,21 @@ static int offcpu_close(void *state, const struct tr_tasks *tasks)
 static int offcpu_open(struct tr_sink *sink, FILE *out, struct tr_trace *trace, const struct tr_report_opts *o)
 {
 	static const char *const need[] = { "sched:sched_switch", NULL };
-	const char *record = "tracer record -g -e sched:sched_switch ...";
+	const char *record = "tracer record -a -g -e sched:sched_switch ...";
 	struct offcpu *c;
+	int err;
 
-	if (an_need_events(trace, o->command, "offcpu", need, record))
-		return -ENOENT;
 	if (!tr_trace_has_stacks(trace)) {
 		fprintf(stderr, "tracer %s offcpu: the trace has no call stacks; record them: %s\n", o->command, record);
 		return -ENOENT;
 	}
-	c = calloc(1, sizeof(*c));
-	if (c)
-		*c = (struct offcpu) { .out = out, .o = o, .symbols = tr_symbols_open(trace), .stacks = tr_folded_new(),
-				       .tasks = { .entry_size = sizeof(struct blocked) } };
-	if (!c || !c->symbols || !c->stacks) {
-		if (c)
-			offcpu_free(c);
+	c = an_new(trace, o, "offcpu", need, record, sizeof(*c), &err);
+	if (!c)
+		return err;
+	*c = (struct offcpu) { .out = out, .o = o, .symbols = tr_symbols_open(trace), .stacks = tr_folded_new(),
+			       .tasks = { .entry_size = sizeof(struct blocked) } };
+	if (!c->symbols || !c->stacks) {
+		offcpu_free(c);
 		fprintf(stderr, "tracer %s: out of memory\n", o->command);
 		return -ENOMEM;
 	}

@@ -439,19 +439,15 @@ static int sched_close(void *state, const struct tr_tasks *tasks)
 static int sched_open(struct tr_sink *sink, FILE *out, struct tr_trace *trace, const struct tr_report_opts *o)
 {
 	static const char *const need[] = { "sched:sched_switch", NULL };
-	struct sched *s;
-
 	bool cpu_view = o->format == TR_REPORT_ANALYZE_CPU;
+	int err;
+	struct sched *s = an_new(trace, o, cpu_view ? "cpu" : "sched", need,
+				 cpu_view ? "tracer record -e sched:sched_switch ..." :
+				 "tracer record -e sched:sched_switch -e sched:sched_waking -e sched:sched_wakeup_new ...",
+				 sizeof(*s), &err);
 
-	if (an_need_events(trace, o->command, cpu_view ? "cpu" : "sched", need,
-			   cpu_view ? "tracer record -e sched:sched_switch ..." :
-			   "tracer record -e sched:sched_switch -e sched:sched_waking -e sched:sched_wakeup_new ..."))
-		return -ENOENT;
-	s = calloc(1, sizeof(*s));
-	if (!s) {
-		fprintf(stderr, "tracer %s: out of memory\n", o->command);
-		return -ENOMEM;
-	}
+	if (!s)
+		return err;
 	s->out = out;
 	s->o = o;
 	s->cpu_view = cpu_view;

@@ -343,16 +343,13 @@ static int syscalls_close(void *state, const struct tr_tasks *tasks)
 static int syscalls_open(struct tr_sink *sink, FILE *out, struct tr_trace *trace, const struct tr_report_opts *o)
 {
 	static const char *const need[] = { "raw_syscalls:sys_enter", "syscalls:sys_enter_*", NULL };
-	struct syscalls *s;
+	int err;
+	struct syscalls *s = an_new(trace, o, "syscalls", need,
+				    "tracer record -e 'raw_syscalls:*' ..., or -e 'syscalls:sys_enter_NAME' -e 'syscalls:sys_exit_NAME'",
+				    sizeof(*s), &err);
 
-	if (an_need_events(trace, o->command, "syscalls", need,
-			   "tracer record -e 'raw_syscalls:*' ..., or -e 'syscalls:sys_enter_NAME' -e 'syscalls:sys_exit_NAME'"))
-		return -ENOENT;
-	s = calloc(1, sizeof(*s));
-	if (!s) {
-		fprintf(stderr, "tracer %s: out of memory\n", o->command);
-		return -ENOMEM;
-	}
+	if (!s)
+		return err;
 	*s = (struct syscalls) {
 		.out = out, .o = o, .raw = tr_trace_has_class(trace, "raw_syscalls", "sys_enter"),
 		.threads = { .entry_size = sizeof(struct thread) }, .calls = { .entry_size = sizeof(struct call) },

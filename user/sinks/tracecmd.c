@@ -36,6 +36,7 @@
 #include <trace-cmd/trace-cmd.h>
 #include <tracefs.h>
 #include <tracer/cpus.h>
+#include <tracer/record.h>
 
 #include "sinks/sink.h"
 #include "sinks/by_class.h"
@@ -78,11 +79,7 @@ static const char ftrace_print[] =
 	"name: print\n"
 	"ID: 65535\n"
 	"format:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-	"\n"
+	TR_FORMAT_COMMON_FIELDS
 	"\tfield:unsigned long ip;\toffset:8;\tsize:8;\tsigned:0;\n"
 	"\tfield:char buf[];\toffset:16;\tsize:0;\tsigned:0;\n"
 	"\n"
