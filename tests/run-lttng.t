@@ -147,6 +147,37 @@ PYEOF
 }
 check "lttng-schedtop: its longest wake-up latencies as analyze sched gives them" schedtop_latencies
 
+# lttng-memtop, on kmem:mm_page_alloc and mm_page_free exported as
+# lttng-modules' kmem_mm_page_alloc and kmem_mm_page_free: a process
+# that fills 50 MiB allocates, by lttng's count, the pages our records
+# say it did (lttng gives a page to the CPU's task by the switches, our
+# records name their thread).  Its frees it counts only while its own
+# count of pages is above 0: no more than ours.
+memtop_pages() {
+	"$TRACER" record -a -o "$work/km" -e sched:sched_switch -e kmem:mm_page_alloc -e kmem:mm_page_free -- \
+		sh -c "echo \$\$ >$work/km.pid; exec python3 -c 'x = bytearray(50 << 20)'" >/dev/null 2>"$work/km.log" &&
+		"$TRACER" export --format lttng -o "$work/km.l" "$work/km" &&
+		"$TRACER" export --format jsonl -o "$work/km.jsonl" "$work/km" &&
+		timeout 600 nice -n 10 lttng-memtop "$work/km.l" >"$work/memtop" 2>&1 || { diag "$work/km.log" "$work/memtop"; return 1; }
+	python3 - "$work/memtop" "$work/km.jsonl" "$(cat "$work/km.pid")" <<'PYEOF'
+import collections, json, re, sys
+text, pid = open(sys.argv[1]).read(), int(sys.argv[3])
+allocs, frees = (text.split("Per-TID Memory Deallocations") + [""])[:2]
+theirs_alloc = {int(t): int(n) for n, t in re.findall(r"(\d+) pages .*? \((\d+)\)", allocs)}
+theirs_free = {int(t): int(n) for n, t in re.findall(r"(\d+) pages .*? \((\d+)\)", frees)}
+ours = collections.Counter()
+for line in open(sys.argv[2]):
+    e = json.loads(line)
+    if e["event"] in ("kmem:mm_page_alloc", "kmem:mm_page_free"):
+        ours[(e["tid"], e["event"])] += 1
+alloc, free = ours[(pid, "kmem:mm_page_alloc")], ours[(pid, "kmem:mm_page_free")]
+print("# %d: lttng-memtop %s pages allocated, %s freed; its records %d and %d"
+      % (pid, theirs_alloc.get(pid), theirs_free.get(pid), alloc, free))
+sys.exit(0 if alloc >= 12800 and theirs_alloc.get(pid) == alloc and theirs_free.get(pid, 0) <= free else 1)
+PYEOF
+}
+check "lttng-memtop: a process's 50 MiB, the pages its kmem_mm_page_alloc records say" memtop_pages
+
 # Trace Compass picks its LTTng 2.9+ kernel layout by the env, then reads
 # these events' fields (issue 35).
 trace_compass_layout() {

@@ -94,6 +94,8 @@ struct lt_event {
 #define COMM(n, f)	{ n, LT_TEXT, FROM_FIELD, f, 0, 16 }
 #define PRIO(n, f)	{ n, LT_S32, FROM_FIELD, f, -MAX_RT_PRIO, 0 }
 #define CONST(n, v)	{ n, LT_S32, FROM_VALUE, NULL, v, 0 }
+/* a pointer tracefs's format does not have (struct page *): 0 */
+#define NO_POINTER(n)	{ n, LT_HEX64, FROM_VALUE, NULL, 0, 0 }
 #define TASK_FIELDS	COMM("comm", "comm"), INT("tid", "pid"), PRIO("prio", "prio")
 #define STAT_FIELDS	COMM("comm", "comm"), INT("tid", "pid"), ULONG("delay", "delay")
 #define WAKEUP_FIELDS	TASK_FIELDS, INT("target_cpu", "target_cpu")
@@ -103,7 +105,7 @@ enum { LTTNG_USER_THREAD = 0, LTTNG_MODE_UNKNOWN = 5, LTTNG_SUBMODE_UNKNOWN = 1,
 
 /*
  * lttng-modules 2.13's events for tracer's tracepoints, field for field
- * (include/instrumentation/events/sched.h, irq.h, timer.h,
+ * (include/instrumentation/events/sched.h, irq.h, timer.h, kmem.h,
  * lttng-statedump.h).  tracefs's pid fields hold thread ids: LTTng's tid.
  */
 static const struct lt_event lttng_events[] = {
@@ -170,6 +172,15 @@ static const struct lt_event lttng_events[] = {
 	{ "timer", "hrtimer_expire_exit", "timer_hrtimer_expire_exit", NULL, 0, {
 		HEX("hrtimer", "hrtimer") } },
 	{ "timer", "hrtimer_cancel", "timer_hrtimer_cancel", NULL, 0, { HEX("hrtimer", "hrtimer") } },
+	{ "kmem", "kmalloc", "kmem_kmalloc", NULL, 0, {
+		HEX("call_site", "call_site"), HEX("ptr", "ptr"), ULONG("bytes_req", "bytes_req"),
+		ULONG("bytes_alloc", "bytes_alloc"), UINT("gfp_flags", "gfp_flags"), INT("node", "node") } },
+	{ "kmem", "kfree", "kmem_kfree", NULL, 0, { HEX("call_site", "call_site"), HEX("ptr", "ptr") } },
+	{ "kmem", "mm_page_alloc", "kmem_mm_page_alloc", NULL, 0, {
+		NO_POINTER("page"), ULONG("pfn", "pfn"), UINT("order", "order"),
+		UINT("gfp_flags", "gfp_flags"), INT("migratetype", "migratetype") } },
+	{ "kmem", "mm_page_free", "kmem_mm_page_free", NULL, 0, {
+		NO_POINTER("page"), ULONG("pfn", "pfn"), UINT("order", "order") } },
 	/* task_state has no state, mode or CPU of the task: unknown mode, waiting, the dump's CPU */
 	{ "tracer", "task_state", "lttng_statedump_process_state", "reason", TR_TASK_DUMP, {
 		INT("tid", "pid"), INT("pid", "tgid"), INT("ppid", "ppid"), COMM("name", "comm"),
