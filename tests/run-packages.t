@@ -118,12 +118,15 @@ check "tracer-modules-dkms: the module's source is in DKMS's tree as tracer/$ver
 	eval 'dkms status -m tracer -v "$version" | grep -q "^tracer/$version"'
 
 # DKMS, as a kernel's header package would call it: the module for KVER,
-# with BTF.
+# with BTF.  It is kept as $BUILD/vm/KVER/dkms/tracer.ko, which run-vm.t
+# loads in that kernel (an earlier run's is removed first).
 dkms_build() { # dkms_build KVER KDIR
-	local ko=/var/lib/dkms/tracer/$version/$1/$(uname -m)/module/tracer.ko
+	local ko=/var/lib/dkms/tracer/$version/$1/$(uname -m)/module/tracer.ko kept=$BUILD/vm/$1/dkms
+	rm -rf "$kept"
 	dkms build -m tracer -v "$version" -k "$1" --kernelsourcedir "$2" >"$work/dkms.log" 2>&1 &&
 	[ "$(modinfo -F vermagic "$ko" | cut -d' ' -f1)" = "$1" ] &&
-	readelf -S "$ko" | grep -q ' \.BTF ' ||
+	readelf -S "$ko" | grep -q ' \.BTF ' &&
+	mkdir -p "$kept" && cp "$ko" "$kept/tracer.ko" ||
 		{ tail -n 30 "$work/dkms.log" | diag; false; }
 }
 

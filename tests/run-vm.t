@@ -574,6 +574,9 @@ for pattern in "${kernel_patterns[@]}"; do
 	check "$kver: boots, runs the guest tests, powers off" booted_and_completed
 	check "$kver: no Oops, WARNING, BUG, Call Trace or panic in the kernel log" kernel_log_clean
 	relay_guest_checks
+	[ -e "$vm/dkms/tracer.ko" ] ||
+		skip "$kver, in the VM: the module DKMS built loads, records and unloads" \
+			"no module of tracer-modules-dkms for it: tests/run-packages.t builds one where DKMS can (not 6.1: no BTF)"
 
 	backends=bpf
 	[ -e "$vm/kmod/tracer.ko" ] && backends="bpf kmod"
