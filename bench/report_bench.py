@@ -2,7 +2,9 @@
 """Workload 5: reading a trace.  `tracer report`, `tracer export --format
 jsonl` and babeltrace2 on the same trace (the one the build workload
 recorded in discard mode), all writing to /dev/null, interleaved over rounds; babeltrace2 with its
-dummy sink shows what decoding alone costs (bench/README.md)."""
+dummy sink shows what decoding alone costs (bench/README.md).  `tracer
+analyze sched` and `syscalls` read it too, paired with `tracer report`
+(issue 36: an analysis at least at report's event rate)."""
 
 import os
 import time
@@ -20,7 +22,16 @@ def readers(tracer, trace):
         "babeltrace2": ("babeltrace2 (text)", ["babeltrace2", trace]),
         "babeltrace2-dummy": ("babeltrace2 -o dummy (decode only, no text)",
                               ["babeltrace2", "-o", "dummy", trace]),
+        "tracer-analyze-sched": ("**tracer analyze sched**", [tracer, "analyze", "sched", trace]),
+        "tracer-analyze-syscalls": ("**tracer analyze syscalls**", [tracer, "analyze", "syscalls", trace]),
     }
+
+
+def peer_of(key):
+    """Whom a reader's time is a ratio to: the analyses report's, the others babeltrace2's."""
+    if key == "babeltrace2":
+        return ""
+    return "tracer-report" if key.startswith("tracer-analyze") else "babeltrace2"
 
 
 def read_once(argv, meter):
@@ -47,7 +58,7 @@ def run(opts, trace, events):
     rows = []
     for key in order:
         fields = dict(param="%d events" % events, disturbed=disturbed[key], recorded=events,
-                      ratio_to="babeltrace2" if key != "babeltrace2" else "")
+                      ratio_to=peer_of(key))
         rows.append(row("report", key, progs[key][0], "s", secs[key], **fields))
         rows.append(row("report", key, progs[key][0], "events/s", [events / s for s in secs[key]],
                         param="%d events" % events))
