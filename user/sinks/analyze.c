@@ -81,6 +81,17 @@ void an_table_free(struct an_table *t)
 	*t = (struct an_table) { .entry_size = t->entry_size };
 }
 
+void an_table_free_durations(struct an_table *t, size_t offset)
+{
+	unsigned char *entry;
+	unsigned int i;
+
+	for (i = 0; i < t->size; i++)
+		if ((entry = an_slot(t, i)))
+			an_durations_free((struct an_durations *)(entry + offset));
+	an_table_free(t);
+}
+
 int an_durations_add(struct an_durations *d, __u64 ns, __u64 at)
 {
 	unsigned int digits = ns > 1 ? 64 - __builtin_clzll(ns) : 1;

@@ -41,6 +41,8 @@ static inline __u32 an_key(const void *entry)
 	return *(const __u32 *)entry - 1;
 }
 void an_table_free(struct an_table *t);
+/* The same, each entry's struct an_durations at offset freed first. */
+void an_table_free_durations(struct an_table *t, size_t offset);
 
 /* Durations, in ns: how many, their sum, extremes, spread, each (for percentiles) and log2 histogram. */
 struct an_durations {

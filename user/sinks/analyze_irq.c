@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <tracer/cpus.h>
@@ -234,17 +235,13 @@ static void print_json(struct irqs *s, struct hard_irq **hard, unsigned int nhar
 
 static void irqs_free(struct irqs *s)
 {
-	struct hard_irq *h;
 	unsigned int i;
 
-	for (i = 0; i < s->hard.size; i++)
-		if ((h = an_slot(&s->hard, i)))
-			an_durations_free(&h->duration);
 	for (i = 0; i < VECTORS; i++) {
 		an_durations_free(&s->soft[i]);
 		an_durations_free(&s->raise[i]);
 	}
-	an_table_free(&s->hard);
+	an_table_free_durations(&s->hard, offsetof(struct hard_irq, duration));
 	tr_by_class_free(&s->kinds);
 	free(s);
 }

@@ -32,6 +32,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <tracer/cpus.h>
@@ -387,13 +388,7 @@ static void print_cpu_json(struct sched *s, struct sched_task **rows, int n, con
 
 static void sched_free(struct sched *s)
 {
-	struct sched_task *t;
-	unsigned int i;
-
-	for (i = 0; i < s->tasks.size; i++)
-		if ((t = an_slot(&s->tasks, i)))
-			an_durations_free(&t->latency);
-	an_table_free(&s->tasks);
+	an_table_free_durations(&s->tasks, offsetof(struct sched_task, latency));
 	tr_by_class_free(&s->kinds);
 	free(s);
 }

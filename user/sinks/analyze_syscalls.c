@@ -14,6 +14,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <tracer/report.h>
@@ -306,13 +307,7 @@ static int rows_of(struct syscalls *s, const struct tr_tasks *tasks, struct call
 
 static void syscalls_free(struct syscalls *s)
 {
-	struct call *c;
-	unsigned int i;
-
-	for (i = 0; i < s->calls.size; i++)
-		if ((c = an_slot(&s->calls, i)))
-			an_durations_free(&c->latency);
-	an_table_free(&s->calls);
+	an_table_free_durations(&s->calls, offsetof(struct call, latency));
 	an_table_free(&s->threads);
 	tr_by_class_free(&s->kinds);
 	free(s);
