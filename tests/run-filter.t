@@ -33,11 +33,16 @@ expected() { # expected PREDICATE
 
 use_instance filter
 echo 4096 >"$instance/buffer_size_kb"
+# Only this test's processes in the instance (this shell's and what it
+# forks, event-fork): another run of this test beside it does the same
+# system calls.
+echo $$ >"$instance/set_event_pid" && echo 1 >"$instance/options/event-fork" ||
+	{ echo "1..0 # SKIP this kernel's ftrace instances have no set_event_pid or event-fork"; exit 0; }
 
 # The counts of EVENT under "(FILTER) && GUARD" in tracer's recording of
-# the workload and in the instance at the same time; GUARD keeps other
-# processes' events out of the instance, and the rename of the
-# workload's exec out of both.  Prints "tracer ftrace".
+# the workload and in the instance at the same time; GUARD keeps the
+# other events of this test's processes out of the instance, and the
+# rename of the workload's exec out of both.  Prints "tracer ftrace".
 both_count() { # both_count EVENT FILTER GUARD
 	local dir=$instance/events/${1%%:*}/${1#*:} out=$work/f$n ours theirs
 	echo "($2) && $3" >"$dir/filter" || return 1
