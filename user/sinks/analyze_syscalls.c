@@ -37,8 +37,8 @@ enum kind { OTHER, ENTER, EXIT };
 
 struct thread {
 	__u32 key;			/* tid */
-	int nr;				/* the call entered, or -1 */
-	__u64 since;
+	int nr;				/* the call it entered, */
+	__u64 since;			/* ... then; 0: none pending */
 };
 
 struct call {
