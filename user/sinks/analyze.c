@@ -8,6 +8,7 @@
 #include <tracer/report.h>
 
 #include "sinks/analyze.h"
+#include "sinks/by_class.h"
 #include "sinks/tasks.h"
 #include "reader/trace.h"
 
@@ -185,6 +186,16 @@ void an_durations_json(FILE *out, const struct an_durations *d)
 		an_durations_avg(d), (unsigned long long)d->max);
 	if (stdev >= 0)
 		fprintf(out, ",\"stdev_ns\":%.1f", stdev);
+}
+
+int an_class_kind(struct tr_by_class *kinds, const struct tr_item *it,
+		  int (*classify)(const void *data, const struct tr_trace_class *class), const void *data)
+{
+	__u8 *memo = tr_by_class(kinds, it->record->id);
+
+	if (memo && *memo == 0xff)
+		*memo = classify(data, it->class);
+	return memo ? *memo : classify(data, it->class);
 }
 
 __u32 an_task_pid(const struct tr_tasks *tasks, __u32 tid)

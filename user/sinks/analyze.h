@@ -72,6 +72,17 @@ void an_durations_histogram(FILE *out, const struct an_durations *d, const char 
 /* d as JSON members: "count", "total_ns", "min_ns", "avg_ns", "max_ns", "stdev_ns" (then the caller's). */
 void an_durations_json(FILE *out, const struct an_durations *d);
 
+struct tr_by_class;
+struct tr_trace_class;
+
+/*
+ * What kind of record it is to an analysis, as classify(data, its class)
+ * says, worked out once per class into kinds (a tr_by_class of __u8
+ * filled with 0xff; without memory, worked out each time).
+ */
+int an_class_kind(struct tr_by_class *kinds, const struct tr_item *it,
+		  int (*classify)(const void *data, const struct tr_trace_class *class), const void *data);
+
 /* How a task is shown: "comm pid/tid", "comm tid" (its process unknown or itself), into buf. */
 const char *an_task_label(char *buf, size_t len, const struct tr_tasks *tasks, __u32 tid);
 /* Whether o's --pid and --tid let thread tid (of process pid, 0 if unknown) be shown. */

@@ -55,23 +55,24 @@ struct irqs {
 	int err;
 };
 
-static enum kind kind_of(struct irqs *s, const struct tr_item *it)
+static int classify(const void *data, const struct tr_trace_class *c)
 {
 	static const char *const names[] = {
 		[HARD_ENTRY] = "irq_handler_entry", [HARD_EXIT] = "irq_handler_exit",
 		[SOFT_ENTRY] = "softirq_entry", [SOFT_EXIT] = "softirq_exit", [SOFT_RAISE] = "softirq_raise",
 	};
-	__u8 *memo = tr_by_class(&s->kinds, it->record->id);
-	enum kind k = OTHER, i;
+	enum kind k;
 
-	if (memo && *memo != 0xff)
-		return *memo;
-	for (i = HARD_ENTRY; i <= SOFT_RAISE && !strcmp(it->class->system, "irq"); i++)
-		if (!strcmp(it->class->name, names[i]))
-			k = i;
-	if (memo)
-		*memo = k;
-	return k;
+	(void)data;
+	for (k = HARD_ENTRY; k <= SOFT_RAISE && !strcmp(c->system, "irq"); k++)
+		if (!strcmp(c->name, names[k]))
+			return k;
+	return OTHER;
+}
+
+static enum kind kind_of(struct irqs *s, const struct tr_item *it)
+{
+	return an_class_kind(&s->kinds, it, classify, NULL);
 }
 
 static void hard_exit(struct irqs *s, struct irq_cpu *cpu, const struct tr_item *it)

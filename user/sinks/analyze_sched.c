@@ -78,23 +78,20 @@ struct sched {
 	int err;
 };
 
+static int classify(const void *data, const struct tr_trace_class *c)
+{
+	(void)data;
+	if (strcmp(c->system, "sched"))
+		return OTHER;
+	if (!strcmp(c->name, "sched_switch"))
+		return SWITCH;
+	return !strcmp(c->name, "sched_waking") || !strcmp(c->name, "sched_wakeup") ||
+	       !strcmp(c->name, "sched_wakeup_new") ? WAKEUP : OTHER;
+}
+
 static enum kind kind_of(struct sched *s, const struct tr_item *it)
 {
-	__u8 *memo = tr_by_class(&s->kinds, it->record->id);
-	const struct tr_trace_class *c = it->class;
-	enum kind k = OTHER;
-
-	if (memo && *memo != 0xff)
-		return *memo;
-	if (!strcmp(c->system, "sched") && !strcmp(c->name, "sched_switch"))
-		k = SWITCH;
-	else if (!strcmp(c->system, "sched") && (!strcmp(c->name, "sched_waking") ||
-						 !strcmp(c->name, "sched_wakeup") ||
-						 !strcmp(c->name, "sched_wakeup_new")))
-		k = WAKEUP;
-	if (memo)
-		*memo = k;
-	return k;
+	return an_class_kind(&s->kinds, it, classify, NULL);
 }
 
 static struct sched_task *task_of(struct sched *s, __u32 tid)

@@ -59,21 +59,20 @@ struct syscalls {
 	int err;
 };
 
+static int classify(const void *data, const struct tr_trace_class *c)
+{
+	const struct syscalls *s = data;
+
+	if (s->raw && !strcmp(c->system, "raw_syscalls"))
+		return !strcmp(c->name, "sys_enter") ? ENTER : !strcmp(c->name, "sys_exit") ? EXIT : OTHER;
+	if (!s->raw && !strcmp(c->system, "syscalls"))
+		return !strncmp(c->name, "sys_enter_", 10) ? ENTER : !strncmp(c->name, "sys_exit_", 9) ? EXIT : OTHER;
+	return OTHER;
+}
+
 static enum kind kind_of(struct syscalls *s, const struct tr_item *it)
 {
-	__u8 *memo = tr_by_class(&s->kinds, it->record->id);
-	const struct tr_trace_class *c = it->class;
-	enum kind k = OTHER;
-
-	if (memo && *memo != 0xff)
-		return *memo;
-	if (s->raw && !strcmp(c->system, "raw_syscalls"))
-		k = !strcmp(c->name, "sys_enter") ? ENTER : !strcmp(c->name, "sys_exit") ? EXIT : OTHER;
-	else if (!s->raw && !strcmp(c->system, "syscalls"))
-		k = !strncmp(c->name, "sys_enter_", 10) ? ENTER : !strncmp(c->name, "sys_exit_", 9) ? EXIT : OTHER;
-	if (memo)
-		*memo = k;
-	return k;
+	return an_class_kind(&s->kinds, it, classify, s);
 }
 
 /* Call tid's nr ended at ts with ret after latency ns. */
