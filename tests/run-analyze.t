@@ -166,6 +166,9 @@ check "analyze irq: every hard IRQ (count, min, max, stdev) as lttng-irqstats ha
 # A task with a switch off a CPU the kernel did not report (the next
 # switch there names another prev) is left out, and counted:
 # lttng-cputop gives it the time up to that switch, tracer to no task.
+# A CPU idle until its first switch (prev the idle task, as on a quiet
+# machine) is busy until then by lttng-cputop's count, idle by ours: that
+# time is added to ours before comparing.
 cpu_agrees() {
 	ours cpu && theirs lttng-cputop || return 1
 	[ -s "$work/t.jsonl" ] || "$TRACER" export --format jsonl -o "$work/t.jsonl" "$work/t" || return 1
@@ -187,7 +190,7 @@ for line in open(sys.argv[3]):
         f = e["fields"]
         if e["cpu"] in current and current[e["cpu"]] != f["prev_pid"]:
             broken |= {current[e["cpu"]], f["prev_pid"]}
-        first_prev.setdefault(e["cpu"], f["prev_pid"])
+        first_prev.setdefault(e["cpu"], (f["prev_pid"], e["ts"]))
         current[e["cpu"]] = f["next_pid"]
 def agrees(theirs, ours_ns):  # lttng's %.2f of a share of span, and ours in ns
     return theirs is not None and abs(float(theirs) * span / 100 - ours_ns) <= 0.00005 * span + 1
@@ -195,7 +198,8 @@ theirs_cpus = {int(c): p for p, c in re.findall(r"([\d.]+) % CPU (\d+)", text)}
 theirs_tasks = {int(t): p for p, t in re.findall(r"([\d.]+) %\s+.*? \((\d+)\)", text)}
 bad = []
 for c in ours["cpus"]:
-    busy = c["busy_ns"]
+    prev, first = first_prev.get(c["cpu"], (None, 0))
+    busy = c["busy_ns"] + (first - ours["start_ns"] if prev == 0 else 0)
     if not agrees(theirs_cpus.get(c["cpu"]), busy):
         bad.append("CPU %d: lttng %s %%, ours %d ns of %d" % (c["cpu"], theirs_cpus.get(c["cpu"]), busy, span))
 compared = 0
