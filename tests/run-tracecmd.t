@@ -40,7 +40,10 @@ check "export --format trace-cmd writes a trace.dat, says nothing, leaves nothin
 # either order).  The command name is left out: a record names its task as
 # it was then, trace.dat has one name per thread.  A trace recorded with
 # --context: report's "{NAME=VALUE, ...}" after the fields is left out
-# too, trace.dat has no such thing.
+# too, trace.dat has no such thing.  A tracer:recursion_misses record
+# (events the kernel skipped) is a LOST line in report, an event in
+# trace.dat: both become "CPU TIME - recursion_misses skipped=N since=NS"
+# (the LOST line names no thread).
 normalized() { # normalized trace-cmd|tracer FILE [context]
 	python3 - "$@" <<'PYEOF'
 import re, sys
@@ -53,7 +56,17 @@ for line in lines:
         if not m:
             continue
         tid, cpu, ts, event, fields = m.groups()
+        if event == "recursion_misses":
+            tid = "-"
     else:
+        m = re.match(r"^\s*\[(\d+)\]\s+(\d+\.\d{9}): LOST (\d+) events \(skipped by the kernel on any CPU"
+                     r" since (\d+)\.(\d{9}): recursion misses\)$", line)
+        if m:
+            cpu, ts, skipped, since_s, since_ns = m.groups()
+            tid, event = "-", "recursion_misses"
+            fields = "skipped=%s since=%d" % (skipped, int(since_s) * 10**9 + int(since_ns))
+            out.append("%d %s %s %s %s" % (int(cpu), ts, tid, event, fields))
+            continue
         m = re.match(r"^\s*.*?\s(\d+)(?:/(\d+))?\s+\[(\d+)\]\s+(\d+\.\d{9}):\s+\S+:(\S+):\s*(.*)$", line)
         if not m:
             continue
@@ -68,8 +81,9 @@ PYEOF
 }
 
 # same_events TRACE DAT [context]: trace-cmd report prints the events
-# tracer report --raw does (its event lines: not its LOST lines, nor the
-# frames of a trace with stacks).
+# tracer report --raw does (its event lines and its lines of events the
+# kernel skipped: not its other LOST lines, nor the frames of a trace
+# with stacks).
 same_events() {
 	local trace=$1 dat=$2
 	trace-cmd report -R -t -i "$dat" >"$dat.report" 2>"$dat.report.err" &&
@@ -77,7 +91,7 @@ same_events() {
 		normalized trace-cmd "$dat.report" >"$dat.norm" && normalized tracer "$trace.raw" ${3:-} >"$trace.norm" ||
 		{ diag "$dat.report.err"; return 1; }
 	local want got
-	want=$(grep -c '^ .* \[[0-9]*\] [0-9]*\.[0-9]\{9\}: [^ ]*:[^ ]*: ' "$trace.raw")
+	want=$(grep -c -e '^ .* \[[0-9]*\] [0-9]*\.[0-9]\{9\}: [^ ]*:[^ ]*: ' -e ': recursion misses)$' "$trace.raw")
 	got=$(wc -l <"$dat.norm")
 	[ ! -s "$dat.report.err" ] && [ "$want" -gt 0 ] && [ "$got" = "$want" ] &&
 		[ "$(wc -l <"$trace.norm")" = "$want" ] && cmp -s "$trace.norm" "$dat.norm" || {
