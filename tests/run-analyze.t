@@ -224,10 +224,13 @@ check "analyze cpu: each CPU's and each task's usage as lttng-cputop has them" c
 # switches.  perf sched timehist and analyze sched --timehist give that
 # shell the same runs, each with the same wait and run time to 5 us
 # (perf's clock and tracer's are read at different points of the same
-# tracepoint).  A scheduling delay may be shorter in tracer's: a wake-up
-# that comes within a microsecond of the task's switch off another CPU
-# may be ordered before it by tracer's clock, after it by perf's, and a
-# wake-up of a task still on a CPU is none (lttng's rule).  perf sees
+# tracepoint).  The scheduling delays are not compared: where a wake-up
+# on one CPU comes close to the task's switch off another, which comes
+# first depends on the clock (perf's per-CPU sched_clock, tracer's
+# CLOCK_MONOTONIC), and each tool counts a wake-up before the switch off
+# as none: once, under load, perf took the next wake-up (27 us to the
+# switch in) where tracer took the first (39 us).  analyze_test.c checks
+# the delays exactly; here each is at most its wait.  perf sees
 # the shell's first runs too, before tracer attached: the runs are
 # matched from the last, and tracer's first (its wait began before its
 # trace) is left out.
@@ -268,14 +271,14 @@ perf, ours = runs(sys.argv[1], tid), runs(sys.argv[2], tid)
 print("# the shell %d: perf %d runs, tracer %d" % (tid, len(perf), len(ours)))
 pairs = list(zip(perf[len(perf) - len(ours):], ours))[1:] if len(perf) >= len(ours) else []
 bad = [(p, o) for p, o in pairs
-       if abs(p[0] - o[0]) > 0.005 or abs(p[2] - o[2]) > 0.005 or o[1] > p[1] + 0.005]
+       if abs(p[0] - o[0]) > 0.005 or abs(p[2] - o[2]) > 0.005 or not 0 <= o[1] <= o[0]]
 for p, o in bad[:5]:
     print("# perf %s, tracer %s (ms: wait, delay, run)" % (p, o))
 sys.exit(0 if len(pairs) >= 5 and not bad else 1)
 PYEOF
 }
 if command -v perf >/dev/null; then
-	check "analyze sched --timehist: a sleeping shell's runs as perf sched timehist has them" perf_timehist_agrees
+	check "analyze sched --timehist: a sleeping shell's runs, their waits and run times as perf sched timehist has them" perf_timehist_agrees
 else
 	skip "analyze sched --timehist against perf sched timehist" "perf is not installed (./setup installs linux-perf)"
 fi
