@@ -11,6 +11,7 @@
 #include <event-parse.h>
 #include <tracer/record.h>
 
+#include "layout/ctf.h"
 #include "reader/trace_impl.h"
 
 void trace_note(struct tr_trace *t, const char *fmt, ...)
@@ -82,6 +83,52 @@ int tr_trace_open_file(const struct tr_trace *t, const char *name)
 	struct stat st;
 
 	return trace_open_regular(t->dir_fd, name, &st);
+}
+
+/* The clock block comes first in a trace's metadata, after the trace and env blocks. */
+#define METADATA_HEAD_BYTES	(64 * 1024)
+
+/* The number after "\tkey = " in the clock block of head, into *value: whether it has one. */
+static int clock_number(const char *head, const char *key, long long *value)
+{
+	const char *clock = strstr(head, "\nclock {"), *at = clock ? strstr(clock, key) : NULL;
+	char *end;
+
+	if (!at)
+		return 0;
+	errno = 0;
+	*value = strtoll(at + strlen(key), &end, 10);
+	return !errno && end != at + strlen(key) && *end == ';';
+}
+
+int tr_trace_clock_offset(const struct tr_trace *t, __s64 *offset_ns)
+{
+	char *head;
+	long long seconds, ns;
+	ssize_t len;
+	int fd, err = -EINVAL;
+
+	*offset_ns = 0;
+	if (t->live) {
+		*offset_ns = tr_ctf_clock_offset_ns();
+		return 0;
+	}
+	fd = tr_trace_open_file(t, "metadata");
+	if (fd < 0)
+		return fd;
+	head = malloc(METADATA_HEAD_BYTES + 1);
+	len = head ? tr_read_all(fd, head, METADATA_HEAD_BYTES) : -ENOMEM;
+	close(fd);
+	if (len >= 0) {
+		head[len] = 0;
+		if (clock_number(head, "\toffset_s = ", &seconds) && clock_number(head, "\toffset = ", &ns) &&
+		    seconds > -(1ll << 33) && seconds < (1ll << 33) && ns > -1000000000 && ns < 1000000000) {
+			*offset_ns = seconds * 1000000000 + ns;
+			err = 0;
+		}
+	}
+	free(head);
+	return len < 0 ? (int)len : err;
 }
 
 const char *tr_trace_channel_name(const struct tr_trace *t, __u32 stream_id)

@@ -160,6 +160,14 @@ int tr_trace_has_stacks(const struct tr_trace *trace);
 int tr_trace_open_file(const struct tr_trace *trace, const char *name);
 
 /*
+ * What viewers add to the trace's timestamps to make them times since the
+ * epoch: the clock offset its metadata gives (CLOCK_REALTIME minus
+ * CLOCK_MONOTONIC when it was recorded), or a live trace's, now.  0, or
+ * -errno with *offset_ns 0 when a trace directory's metadata cannot say.
+ */
+int tr_trace_clock_offset(const struct tr_trace *trace, __s64 *offset_ns);
+
+/*
  * Up to size bytes of fd into buf, read until its end or size (reads
  * cut short by a signal retried): the bytes read, or -errno.
  */

@@ -842,13 +842,12 @@ static const char metadata_stream[] =
 /* What the export says of the recording, from the trace's own metadata where it has it. */
 struct lt_env {
 	char hostname[256];
-	long long offset_s, offset;	/* the clock's */
+	long long offset_s, offset;	/* the clock's (tr_trace_clock_offset()) */
 };
 
 /*
- * `key = "text";` or `key = number;` of the trace's metadata into env;
- * what it lacks stays as env has it.  A text keeps only the characters
- * that need no escaping.
+ * The hostname of the trace's metadata into env, if it has one.  It keeps
+ * only the characters that need no escaping.
  */
 static void env_from(struct lt_env *env, const char *meta)
 {
@@ -861,12 +860,6 @@ static void env_from(struct lt_env *env, const char *meta)
 			env->hostname[n++] = *at;
 	if (n)
 		env->hostname[n] = 0;
-	at = strstr(meta, "\toffset_s = ");
-	if (at)
-		env->offset_s = strtoll(at + strlen("\toffset_s = "), NULL, 10);
-	at = strstr(meta, "\toffset = ");
-	if (at)
-		env->offset = strtoll(at + strlen("\toffset = "), NULL, 10);
 }
 
 /* At most max bytes of file fd (which it closes), NUL-terminated: malloc'd, or NULL. */
@@ -895,11 +888,16 @@ static int read_env(const struct tr_trace *trace, struct lt_env *env)
 {
 	char *head = read_text(tr_trace_open_file(trace, "metadata"), METADATA_HEAD_BYTES);
 
+	__s64 offset_ns;
+
 	*env = (struct lt_env) { .hostname = "unknown" };
 	if (!head)
 		return -EIO;
 	env_from(env, head);
 	free(head);
+	tr_trace_clock_offset(trace, &offset_ns);
+	env->offset_s = offset_ns / 1000000000;
+	env->offset = offset_ns % 1000000000;
 	return 0;
 }
 
