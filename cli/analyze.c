@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* tracer analyze: latencies and usage worked out from a trace's events, as a table or JSON. */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <getopt.h>
 #include <tracer/report.h>
@@ -10,13 +12,15 @@
 #include "recording.h"
 #include "select.h"
 
-/* analyze's state: the selection first (select.h), then --live's recording. */
+/* analyze's state: the selection first (select.h), then --live's recording, then LAMI's. */
 struct analyze_args {
 	struct selection s;
 	int live, all;
 	unsigned int pid;
 	double duration;
 	const char *record_to;
+	int metadata, test_compatibility;
+	const char *end;		/* --end, read once --begin is known */
 };
 
 /* The analyses by name. */
@@ -35,9 +39,53 @@ static int set_output(void *state, const char *value)
 {
 	struct selection *s = state;
 
-	if (strcmp(value, "text") && strcmp(value, "json"))
-		return refuse("--output", value, "must be text or json");
+	if (strcmp(value, "text") && strcmp(value, "json") && strcmp(value, "lami"))
+		return refuse("--output", value, "must be text, json or lami");
 	s->o.json = !strcmp(value, "json");
+	s->o.lami = !strcmp(value, "lami");
+	return 0;
+}
+
+static int set_end(void *state, const char *value)
+{
+	((struct analyze_args *)state)->end = value;
+	return 0;
+}
+
+/* ns since the epoch into t (LAMI's --begin, --end): 0, or 2 said. */
+static int parse_epoch(const char *option, const char *value, struct tr_report_time *t)
+{
+	size_t digits = strspn(value, "0123456789");
+
+	if (!digits || value[digits] || digits > 19)
+		return refuse(option, value, "not a time: ns since the epoch, as Trace Compass passes them");
+	*t = (struct tr_report_time) { .ns = strtoull(value, NULL, 10), .epoch = 1, .given = 1 };
+	return 0;
+}
+
+static int set_begin(void *state, const char *value)
+{
+	return parse_epoch("--begin", value, &((struct selection *)state)->o.start);
+}
+
+static int set_metadata(void *state, const char *value)
+{
+	(void)value;
+	((struct analyze_args *)state)->metadata = 1;
+	return 0;
+}
+
+static int set_test_compatibility(void *state, const char *value)
+{
+	(void)value;
+	((struct analyze_args *)state)->test_compatibility = 1;
+	return 0;
+}
+
+static int set_output_progress(void *state, const char *value)
+{
+	(void)state;
+	(void)value;
 	return 0;
 }
 
@@ -94,8 +142,20 @@ static const struct cli_option analyze_options[] = {
 	{ "start", 0, "TIME",
 	  "only the events from TIME on: seconds as report prints them (12345.000067890),\n"
 	  "or +SECONDS after the trace's first record, at its start (+1.5)", set_select_start, 0 },
-	{ "end", 0, "TIME", "only the events up to TIME, the same way", set_select_end, 0 },
-	{ "output", 0, "FORMAT", "text (a table, the default) or json (one object)", set_output, 0 },
+	{ "end", 0, "TIME", "only the events up to TIME, the same way (with --begin, as --begin)", set_end, 0 },
+	{ "output", 0, "FORMAT",
+	  "text (a table, the default), json (one object), or lami: LAMI 1.0 results, as\n"
+	  "lttng-analyses' -mi commands write them, for Trace Compass's external analyses", set_output, 0 },
+	{ "begin", 0, "NS",
+	  "only the events from NS on, ns since the epoch as viewers show the trace's times\n"
+	  "(what Trace Compass passes); --end is then read the same way", set_begin, 0 },
+	{ "metadata", 0, NULL, "--output lami: print the analysis's table classes and columns, read no trace",
+	  set_metadata, 0 },
+	{ "test-compatibility", 0, NULL,
+	  "--output lami: print nothing and exit 0 if the analysis has results for DIR, else\n"
+	  "say why in one line and exit 1 or 2, as the analysis would", set_test_compatibility, 0 },
+	{ "output-progress", 0, NULL, "--output lami: accepted; the results come whole at the end",
+	  set_output_progress, 0 },
 	{ "timehist", 0, NULL,
 	  "sched: a line per run of a task, at its switch off a CPU, as perf sched timehist\n"
 	  "prints them: its wait, scheduling delay and run time", set_timehist, 0 },
@@ -127,7 +187,8 @@ const struct cli_command analyze_command = {
 	"tracer analyze syscalls --pid 1234 ls.data\tprocess 1234's system calls: calls, errors, latencies\n"
 	"tracer analyze irq --output json\tthe IRQs of tracer.data as JSON\n"
 	"tracer analyze syscalls --live -- make -j2\tmake's system calls as it runs, the table at its end\n"
-	"tracer analyze offcpu | flamegraph.pl --countname=ns >offcpu.svg\twhere tasks blocked, from a -g trace\n",
+	"tracer analyze offcpu | flamegraph.pl --countname=ns >offcpu.svg\twhere tasks blocked, from a -g trace\n"
+	"tracer analyze irq --output lami\tthe IRQ tables as LAMI results (a Trace Compass external analysis)\n",
 	.files = "tracer.data\tthe trace directory read when DIR is not given\n",
 };
 
@@ -191,9 +252,48 @@ static int analyze_live(struct analyze_args *a, int argc, char **argv)
 	return tr_analyze_live(&r, &a->s.o, stdout);
 }
 
+/* --output lami's checks, --end read as --begin says: 0, or 2 said. */
+static int lami_checks(struct analyze_args *a)
+{
+	struct tr_report_opts *o = &a->s.o;
+
+	if ((a->metadata || a->test_compatibility) && !o->lami) {
+		fprintf(stderr, "%s: --metadata and --test-compatibility are --output lami's\n", me);
+		return 2;
+	}
+	if (o->lami && (o->format == TR_REPORT_ANALYZE_OFFCPU || o->timehist || a->live)) {
+		fprintf(stderr, "%s: LAMI results are the tables of sched, syscalls, irq and cpu of a trace\n", me);
+		return 2;
+	}
+	if (o->start.given && o->start.epoch)
+		return a->end ? parse_epoch("--end", a->end, &o->end) : 0;
+	return a->end ? set_select_end(&a->s, a->end) : 0;
+}
+
+/* --test-compatibility: the analysis of the trace, its results thrown away. */
+static int test_compatibility(struct analyze_args *a)
+{
+	FILE *nowhere = fopen("/dev/null", "w");
+	int status;
+
+	if (!nowhere) {
+		fprintf(stderr, "%s: /dev/null: %s\n", me, strerror(errno));
+		return 1;
+	}
+	status = tr_report(&a->s.o, nowhere);
+	fclose(nowhere);
+	return status;
+}
+
 /* The KIND's checks, then the analysis of a trace or --live. */
 static int analyze_with(struct analyze_args *a, int argc, char **argv)
 {
+	int status = lami_checks(a);
+
+	if (status)
+		return status;
+	if (a->metadata)
+		return tr_analyze_lami_metadata(a->s.o.format, stdout) ? 2 : 0;
 	if (a->s.o.timehist && a->s.o.format != TR_REPORT_ANALYZE_SCHED) {
 		fprintf(stderr, "%s: --timehist is analyze sched's\n", me);
 		return 2;
@@ -208,7 +308,9 @@ static int analyze_with(struct analyze_args *a, int argc, char **argv)
 		fprintf(stderr, "%s: -a, -p, --duration and -o are --live's\n", me);
 		return 2;
 	}
-	return trace_dir_argument(&a->s, argc, argv) ? 2 : tr_report(&a->s.o, stdout);
+	if (trace_dir_argument(&a->s, argc, argv))
+		return 2;
+	return a->test_compatibility ? test_compatibility(a) : tr_report(&a->s.o, stdout);
 }
 
 static int cmd_analyze(int argc, char **argv)

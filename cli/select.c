@@ -30,7 +30,7 @@ static int parse_time(const char *option, const char *text, struct tr_report_tim
 	ns *= 1000000000ull;
 	for (i = 0; i < frac; i++, scale /= 10)
 		ns += (at[whole + 1 + i] - '0') * scale;
-	*t = (struct tr_report_time) { ns, *text == '+', 1 };
+	*t = (struct tr_report_time) { .ns = ns, .relative = *text == '+', .given = 1 };
 	return 0;
 }
 

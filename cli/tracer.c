@@ -7,6 +7,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <tracer/report.h>
 #include <tracer/version.h>
 
 #include "commands.h"
@@ -20,7 +21,8 @@ static void usage(FILE *out)
 	for (cmd = cli_commands; *cmd; cmd++)
 		fprintf(out, "  %-8s %s\n", (*cmd)->name, (*cmd)->summary);
 	fprintf(out, "  %-8s %s\n", "help", HELP_SUMMARY);
-	fputs("tracer --version prints the version.\n", out);
+	fputs("tracer --version prints the version; tracer --mi-version, the LAMI version of analyze --output lami.\n",
+	      out);
 }
 
 /* The command called name, or NULL. */
@@ -67,6 +69,10 @@ int main(int argc, char **argv)
 		return cmd_help(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "--version")) {
 		printf("tracer " TRACER_VERSION "\n");
+		return 0;
+	}
+	if (!strcmp(argv[1], "--mi-version")) {
+		printf(TR_LAMI_VERSION "\n");
 		return 0;
 	}
 	cmd = find_command(argv[1]);

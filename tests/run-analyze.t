@@ -219,6 +219,111 @@ PYEOF
 }
 check "analyze cpu: each CPU's and each task's usage as lttng-cputop has them" cpu_agrees
 
+# --output lami, read as Trace Compass reads an external analysis's
+# results (its LamiAnalysis and LamiData): tracer --mi-version says 1.0;
+# every result's class, or the class it inherits, is one --metadata
+# declares; every row has a cell per column, each null or an object of
+# the column's class, numbers with a value.  Then the figures against
+# lttng-analyses' own LAMI output (lttng-schedstats-mi, lttng-irqstats-mi)
+# on the export: per task its wake-up latencies' count, min and max; per
+# hard IRQ its count, min and max (ns, exact), the average and standard
+# deviation within a ns; and the same time range.
+lami_agrees() {
+	local kind
+	[ "$("$TRACER" --mi-version)" = 1.0 ] || { echo "# tracer --mi-version: not 1.0"; return 1; }
+	for kind in sched irq syscalls cpu; do
+		"$TRACER" analyze $kind --output lami --metadata >"$work/$kind.meta" &&
+			"$TRACER" analyze $kind --output lami --output-progress "$work/t" >"$work/$kind.lami" &&
+			"$TRACER" analyze $kind --output lami --test-compatibility "$work/t" >"$work/$kind.compat" ||
+			{ echo "# analyze $kind --output lami failed"; return 1; }
+	done
+	timeout 600 nice -n 10 lttng-schedstats-mi "$work/l" >"$work/sched.theirs" 2>/dev/null &&
+		timeout 600 nice -n 10 lttng-irqstats-mi "$work/l" >"$work/irq.theirs" 2>/dev/null ||
+		{ echo "# lttng-analyses' -mi commands failed"; return 1; }
+	python3 - "$work" <<'PYEOF'
+import json, sys
+work = sys.argv[1]
+NUMBERS = {"number", "ratio", "duration", "timestamp", "size", "bitrate"}
+bad = []
+
+def read(kind):
+    meta = json.load(open("%s/%s.meta" % (work, kind)))
+    if meta["mi-version"] != {"major": 1, "minor": 0} or not meta["title"]:
+        bad.append("%s: metadata %s" % (kind, meta.get("mi-version")))
+    if open("%s/%s.compat" % (work, kind)).read().strip():
+        bad.append("%s: --test-compatibility printed something" % kind)
+    classes = meta["table-classes"]
+    tables = {}
+    for result in json.load(open("%s/%s.lami" % (work, kind)))["results"]:
+        c = result["class"]
+        name = c["inherit"] if isinstance(c, dict) else c
+        tr = result["time-range"]
+        if name not in classes or tr["class"] != "time-range" or tr["begin"]["class"] != "timestamp":
+            bad.append("%s: result of class %s, time range %s" % (kind, c, tr))
+            continue
+        columns = [col["class"] for col in classes[name]["column-descriptions"]]
+        for row in result["data"]:
+            if len(row) != len(columns):
+                bad.append("%s %s: %d cells, %d columns" % (kind, name, len(row), len(columns)))
+            for cell, want in zip(row, columns):
+                if cell is not None and (cell.get("class") != want or (want in NUMBERS and "value" not in cell)):
+                    bad.append("%s %s: cell %s in a %s column" % (kind, name, cell, want))
+        tables.setdefault(name, []).append(result)
+    return tables
+
+def rows(tables, name, key, cols, titles):
+    out = {}
+    for result in tables.get(name, []):
+        for row in result["data"]:
+            out[key(row[0])] = tuple(None if row[titles.index(c)] is None else row[titles.index(c)].get("value")
+                                     for c in cols)
+    return out
+
+def titles(kind, name):
+    return [c["title"] for c in json.load(open("%s/%s.meta" % (work, kind)))["table-classes"][name]["column-descriptions"]]
+
+ours = {kind: read(kind) for kind in ("sched", "irq", "syscalls", "cpu")}
+theirs = {kind: {} for kind in ("sched", "irq")}
+for kind in theirs:
+    for result in json.load(open("%s/%s.theirs" % (work, kind)))["results"]:
+        c = result["class"]
+        theirs[kind].setdefault(c["inherit"] if isinstance(c, dict) else c, []).append(result)
+
+tid = lambda cell: cell["tid"]
+ours_sched = rows(ours["sched"], "per-tid", tid, ["Wake-up latency count", "Minimum latency", "Maximum latency"],
+                  titles("sched", "per-tid"))
+ours_sched = {k: v for k, v in ours_sched.items() if v[0]}
+their_titles = ["Wakee process", "Scheduling count", "Minimum latency", "Average latency", "Maximum latency",
+                "Scheduling latency standard deviation", "Chronological priorities"]
+theirs_sched = rows(theirs["sched"], "per_tid_stats", tid, ["Scheduling count", "Minimum latency", "Maximum latency"],
+                    their_titles)
+theirs_sched = {k: v for k, v in theirs_sched.items() if v[0]}
+sched_bad = [(t, theirs_sched.get(t), ours_sched.get(t)) for t in set(ours_sched) | set(theirs_sched)
+             if theirs_sched.get(t) != ours_sched.get(t)]
+irq_titles = ["Interrupt", "Interrupt count", "Minimum duration", "Average duration", "Maximum duration",
+              "Interrupt duration standard deviation"]
+nr = lambda cell: cell["nr"]
+ours_irq = rows(ours["irq"], "hard-stats", nr, irq_titles[1:], titles("irq", "hard-stats"))
+theirs_irq = rows(theirs["irq"], "hard-stats", nr, irq_titles[1:], irq_titles)
+def irq_same(a, b):
+    return a and b and a[0] == b[0] and a[1] == b[1] and a[3] == b[3] and abs(a[2] - b[2]) <= 1 and \
+        ((a[4] is None and b[4] is None) or (a[4] is not None and b[4] is not None and abs(a[4] - b[4]) <= 1))
+irq_bad = [(n, theirs_irq.get(n), ours_irq.get(n)) for n in set(ours_irq) | set(theirs_irq)
+           if not irq_same(theirs_irq.get(n), ours_irq.get(n))]
+range_of = lambda t: (t["time-range"]["begin"]["value"], t["time-range"]["end"]["value"])
+if range_of(ours["irq"]["hard-stats"][0]) != range_of(theirs["irq"]["hard-stats"][0]):
+    bad.append("irq time range: ours %s, lttng's %s" % (range_of(ours["irq"]["hard-stats"][0]),
+                                                        range_of(theirs["irq"]["hard-stats"][0])))
+print("# LAMI: %d tasks with wake-up latencies (%d differ), %d hard IRQs (%d differ), %d tables of system calls"
+      % (len(theirs_sched), len(sched_bad), len(theirs_irq), len(irq_bad), len(ours["syscalls"].get("per-tid", []))))
+for b in bad[:5] + sched_bad[:5] + irq_bad[:5]:
+    print("# %s" % (b,))
+sys.exit(1 if bad or sched_bad or irq_bad or not theirs_sched or not theirs_irq or not ours["syscalls"] else 0)
+PYEOF
+}
+check "analyze --output lami: results Trace Compass reads, with lttng-schedstats-mi's and lttng-irqstats-mi's figures" \
+	lami_agrees
+
 # Against perf on the same workload: perf sched record -a runs tracer
 # record of a shell that sleeps five times, so both see the same
 # switches.  perf sched timehist and analyze sched --timehist give that

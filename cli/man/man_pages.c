@@ -256,6 +256,8 @@ static void tracer_page(FILE *out, const char *date)
 	fputs("\n.SH OPTIONS\n"
 	      ".TP\n\\fB\\-h\\fR, \\fB\\-\\-help\\fR\nprint the commands and exit\n"
 	      ".TP\n\\fB\\-\\-version\\fR\nprint the version and exit\n"
+	      ".TP\n\\fB\\-\\-mi\\-version\\fR\nprint the LAMI version that \\fBtracer analyze \\-\\-output lami\\fR\n"
+	      "speaks (1.0) and exit: what Trace Compass asks an external analysis\n"
 	      ".SH EXAMPLES\n", out);
 	term_list(out, "tracer record -a -e 'sched:*' --duration 3\tevery scheduler event of the machine for 3 seconds, into tracer.data\n"
 		       "tracer report\tthose events, one line each, in time order\n"

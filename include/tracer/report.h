@@ -33,10 +33,11 @@ enum tr_report_format {
 	TR_REPORT_ANALYZE_OFFCPU,	/* the time blocked, by stack, folded */
 };
 
-/* --start, --end: a time in the trace's clock, or after its first record. */
+/* --start, --end: a time in the trace's clock, after its first record, or since the epoch. */
 struct tr_report_time {
 	__u64 ns;
 	int relative;			/* "+SECONDS": ns after the first record */
+	int epoch;			/* LAMI's --begin/--end: ns since the epoch, as viewers show the trace's times */
 	int given;
 };
 
@@ -56,6 +57,7 @@ struct tr_report_opts {
 	int raw;			/* text: fields as tep_print_fields() prints them, never the print fmt */
 	int json;			/* analyses: JSON instead of a text table */
 	int timehist;			/* analyze sched: a line per run of a task, not the table */
+	int lami;			/* analyses: LAMI 1.0 results (lttng-analyses' -mi), not a text table */
 	/*
 	 * Or NULL: once *stop is nonzero (a signal's handler sets it), the
 	 * report ends at the next item as one cut short: what it wrote is
@@ -66,6 +68,16 @@ struct tr_report_opts {
 
 /* Prints the report to out; returns the exit status for the command line. */
 int tr_report(const struct tr_report_opts *opts, FILE *out);
+
+/* The LAMI version analyze --output lami speaks: tracer --mi-version prints it (Trace Compass asks). */
+#define TR_LAMI_VERSION	"1.0"
+
+/*
+ * The LAMI metadata of analysis format (its tables' classes and columns,
+ * what Trace Compass asks with --metadata) to out: 0, or -ENOENT for an
+ * analysis without LAMI results (offcpu's are folded stacks).
+ */
+int tr_analyze_lami_metadata(enum tr_report_format format, FILE *out);
 
 /*
  * A file export writes, fd, given to the user who ran sudo when root runs

@@ -11,6 +11,7 @@
  *		sub-buffer), then its switch in: no latency for it.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -130,6 +131,18 @@ static void emit_irq(struct cpu_stream *c, __u64 entry, __u64 exit, __s32 irq)
 }
 
 /* The trace of the comment at the top, in dir. */
+/* The clock offset of the trace's metadata: LAMI's timestamps are the trace's plus it. */
+#define OFFSET		1700000000000000005ull
+
+static void write_metadata(void)
+{
+	static const char text[] = "/* CTF 1.8 */\ntrace {\n};\n\nenv {\n};\n\n"
+				   "clock {\n\tname = \"monotonic\";\n\tfreq = 1000000000;\n"
+				   "\toffset_s = 1700000000;\n\toffset = 5;\n};\n\n";
+
+	write_file("metadata", text, sizeof(text) - 1);
+}
+
 static void make_trace(void)
 {
 	struct cpu_stream cpu[2];
@@ -139,6 +152,7 @@ static void make_trace(void)
 
 	make_dir("analyze");
 	write_events();
+	write_metadata();
 	open_stream(&cpu[0], 0);
 	open_stream(&cpu[1], 1);
 	for (i = 1; i <= 100; i++) {
@@ -185,6 +199,19 @@ static int analyze_with(enum tr_report_format format, int timehist, char **text)
 static int analyze(enum tr_report_format format, char **text)
 {
 	return analyze_with(format, 0, text);
+}
+
+/* The LAMI results of format from start on (since the epoch, if given): the exit status, the text in *text. */
+static int analyze_lami(enum tr_report_format format, __u64 start, char **text)
+{
+	struct tr_report_opts o = { .command = "analyze", .dir = dir, .format = format, .lami = 1,
+				    .start = { .ns = start, .epoch = 1, .given = start != 0 } };
+	size_t len = 0;
+	FILE *out = open_memstream(text, &len);
+	int status = tr_report(&o, out);
+
+	fclose(out);
+	return status;
 }
 
 /* Expects text to hold each of the NULL-ended want, and frees it. */
@@ -269,6 +296,83 @@ static void test_irq_durations(void)
 	expect_has(text, want);
 }
 
+#define DURATION(ns)	"{\"class\":\"duration\",\"value\":" #ns "}"
+#define NUMBER(n)	"{\"class\":\"number\",\"value\":" #n "}"
+
+/* Task 300's row: its latencies, the longest at 100.1 ms of the trace, the offset added. */
+static void test_lami_sched_row_and_time_range(void)
+{
+	static const char *const want[] = {
+		"{\"results\":[{\"time-range\":{\"class\":\"time-range\",\"begin\":{\"class\":\"timestamp\","
+		"\"value\":1700000000001000005},\"end\":{\"class\":\"timestamp\",\"value\":1700000000402006005}},"
+		"\"class\":\"per-tid\",\"data\":[[",
+		"[{\"class\":\"process\",\"name\":\"\",\"pid\":300,\"tid\":300}," DURATION(1000000) "," NUMBER(100) ","
+		NUMBER(100) "," DURATION(1000) "," DURATION(50500) "," DURATION(50000) "," DURATION(99000) ","
+		DURATION(100000) "," DURATION(100000) ",{\"class\":\"timestamp\",\"value\":1700000000100100005},"
+		DURATION(29011.5) "]",
+		"[{\"class\":\"process\",\"name\":\"\",\"tid\":400}," DURATION(200006000) "," NUMBER(1) "," NUMBER(0)
+		",null,null,null,null,null,null,null,null]",
+		NULL,
+	};
+	char *text;
+
+	EXPECT_EQ(analyze_lami(TR_REPORT_ANALYZE_SCHED, 0, &text), 0);
+	expect_has(text, want);
+}
+
+static void test_lami_syscalls_tables_per_task(void)
+{
+	static const char *const want[] = {
+		"\"class\":{\"inherit\":\"per-tid\",\"title\":\"System call statistics [? 500]\"}",
+		"[{\"class\":\"syscall\",\"name\":\"getppid\"}," NUMBER(10) "," NUMBER(0) "," DURATION(55000) ","
+		DURATION(1000) "," DURATION(5500) "," DURATION(10000) ",",
+		"[{\"class\":\"syscall\",\"name\":\"openat\"}," NUMBER(2) "," NUMBER(2) "," DURATION(10000) ","
+		DURATION(5000) "," DURATION(5000) "," DURATION(5000) "," DURATION(0) ","
+		"{\"class\":\"string\",\"value\":\"ENOENT 2\"}]",
+		"\"class\":\"total\",\"data\":[[{\"class\":\"process\",\"name\":\"\",\"pid\":500,\"tid\":500}," NUMBER(12) ","
+		DURATION(65000) "]]}]}\n",
+		NULL,
+	};
+	char *text;
+
+	EXPECT_EQ(analyze_lami(TR_REPORT_ANALYZE_SYSCALLS, 0, &text), 0);
+	expect_has(text, want);
+}
+
+/* From 401 ms of the trace on, as ns since the epoch: the last two IRQs only. */
+static void test_lami_irq_from_a_time_since_the_epoch(void)
+{
+	static const char *const want[] = {
+		"\"class\":\"hard-stats\",\"data\":[[{\"class\":\"irq\",\"hard\":true,\"nr\":36,\"name\":\"virtio\"},"
+		NUMBER(2) "," DURATION(4000) "," DURATION(5000) "," DURATION(6000) "," DURATION(1414.2) "]]}",
+		"\"class\":\"soft-stats\",\"data\":[]}]}\n",
+		NULL,
+	};
+	char *text;
+
+	EXPECT_EQ(analyze_lami(TR_REPORT_ANALYZE_IRQ, OFFSET + 401 * MS, &text), 0);
+	expect_has(text, want);
+}
+
+static void test_lami_metadata(void)
+{
+	static const char *const want[] = {
+		"{\"mi-version\":{\"major\":1,\"minor\":0},\"version\":{\"major\":",
+		"\"table-classes\":{\"hard-stats\":{\"title\":\"Hardware interrupt statistics\",\"column-descriptions\":"
+		"[{\"title\":\"Interrupt\",\"class\":\"irq\"},{\"title\":\"Interrupt count\",\"class\":\"number\","
+		"\"unit\":\"interrupts\"},",
+		NULL,
+	};
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	EXPECT_EQ(tr_analyze_lami_metadata(TR_REPORT_ANALYZE_IRQ, out), 0);
+	EXPECT_EQ(tr_analyze_lami_metadata(TR_REPORT_ANALYZE_OFFCPU, out), -ENOENT);
+	fclose(out);
+	expect_has(text, want);
+}
+
 int main(void)
 {
 	make_trace();
@@ -277,6 +381,10 @@ int main(void)
 	TAP_RUN(test_sched_drops_the_wakeup_a_loss_may_cut);
 	TAP_RUN(test_syscalls_counts_errors_and_latencies);
 	TAP_RUN(test_irq_durations);
+	TAP_RUN(test_lami_sched_row_and_time_range);
+	TAP_RUN(test_lami_syscalls_tables_per_task);
+	TAP_RUN(test_lami_irq_from_a_time_since_the_epoch);
+	TAP_RUN(test_lami_metadata);
 	remove_trace();
 	return tap_done();
 }

@@ -294,11 +294,11 @@ static void test_report_follows_renames_and_hides_task_states(void)
 static void test_report_filters_by_time_cpu_and_task(void)
 {
 	struct tr_report_opts window = {
-		.format = TR_REPORT_TEXT, .start = { 2500, 1, 1 }, .end = { 5000, 0, 1 },
+		.format = TR_REPORT_TEXT, .start = { .ns = 2500, .relative = 1, .given = 1 }, .end = { .ns = 5000, .given = 1 },
 	};
 	struct tr_report_opts events = {
 		.format = TR_REPORT_STATS, .events = (const char *const[]) { "test:*" }, .nevents = 1,
-		.end = { 8000, 0, 1 },
+		.end = { .ns = 8000, .given = 1 },
 	};
 	struct tr_report_opts thread = { .format = TR_REPORT_TEXT, .tid = 101, .cpus = "1" };
 	char *text;

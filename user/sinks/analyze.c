@@ -7,8 +7,10 @@
 #include <string.h>
 #include <tracer/report.h>
 
+#include "sinks/sink.h"
 #include "sinks/analyze.h"
 #include "sinks/by_class.h"
+#include "sinks/lami.h"
 #include "sinks/tasks.h"
 #include "reader/trace.h"
 
@@ -186,6 +188,47 @@ void an_durations_json(FILE *out, const struct an_durations *d)
 		an_durations_avg(d), (unsigned long long)d->max);
 	if (stdev >= 0)
 		fprintf(out, ",\"stdev_ns\":%.1f", stdev);
+}
+
+void an_durations_lami(struct lami *l, const struct an_durations *d)
+{
+	double stdev = an_durations_stdev(d);
+
+	if (!d->count) {
+		lami_empty(l);
+		lami_empty(l);
+		lami_empty(l);
+	} else {
+		lami_duration(l, d->min);
+		lami_duration(l, an_durations_avg(d));
+		lami_duration(l, d->max);
+	}
+	if (stdev >= 0)
+		lami_duration(l, stdev);
+	else
+		lami_empty(l);
+}
+
+void an_span_add(struct an_span *s, const struct tr_item *it, const struct tr_report_opts *o)
+{
+	if ((o->start.given || o->end.given) &&
+	    (tr_is_tracer_class(it->class, "task_state") || tr_is_tracer_class(it->class, "vm_map")))
+		return;
+	s->first = s->first && s->first < it->ts ? s->first : it->ts;
+	s->last = it->ts > s->last ? it->ts : s->last;
+}
+
+int tr_analyze_lami_metadata(enum tr_report_format format, FILE *out)
+{
+	const struct lami_analysis *a = format == TR_REPORT_ANALYZE_SCHED ? &an_lami_sched :
+					format == TR_REPORT_ANALYZE_CPU ? &an_lami_cpu :
+					format == TR_REPORT_ANALYZE_SYSCALLS ? &an_lami_syscalls :
+					format == TR_REPORT_ANALYZE_IRQ ? &an_lami_irq : NULL;
+
+	if (!a)
+		return -ENOENT;
+	lami_metadata(out, a);
+	return 0;
 }
 
 int an_class_kind(struct tr_by_class *kinds, const struct tr_item *it,

@@ -72,6 +72,20 @@ void an_durations_histogram(FILE *out, const struct an_durations *d, const char 
 /* d as JSON members: "count", "total_ns", "min_ns", "avg_ns", "max_ns", "stdev_ns" (then the caller's). */
 void an_durations_json(FILE *out, const struct an_durations *d);
 
+struct lami;
+/* d's minimum, average, maximum and standard deviation as LAMI durations (none where it has no value). */
+void an_durations_lami(struct lami *l, const struct an_durations *d);
+
+/* The time an analysis covers: from the first record it was handed to the last. */
+struct an_span {
+	__u64 first, last;
+};
+/*
+ * Record it in s; with --start or --end, not the tracer's records of tasks
+ * and mappings, which come from before the window too.
+ */
+void an_span_add(struct an_span *s, const struct tr_item *it, const struct tr_report_opts *o);
+
 struct tr_by_class;
 struct tr_trace_class;
 
@@ -98,6 +112,10 @@ __u32 an_task_pid(const struct tr_tasks *tasks, __u32 tid);
  */
 void *an_new(const struct tr_trace *trace, const struct tr_report_opts *o, const char *analysis,
 	     const char *const *any, const char *record, size_t size, int *err);
+
+/* The LAMI descriptions of the analyses (--output lami --metadata). */
+struct lami_analysis;
+extern const struct lami_analysis an_lami_sched, an_lami_cpu, an_lami_syscalls, an_lami_irq;
 
 /* ns as milliseconds or microseconds with 3 decimals. */
 static inline double an_ms(__u64 ns)

@@ -20,6 +20,7 @@
 #include "sinks/analyze.h"
 #include "sinks/by_class.h"
 #include "sinks/json.h"
+#include "sinks/lami.h"
 #include "sinks/tasks.h"
 #include "reader/trace.h"
 
@@ -52,6 +53,8 @@ struct irqs {
 	struct irq_cpu cpus[TR_MAX_CPUS];
 	struct tr_by_class kinds;	/* enum kind by class id, as __u8 (0xff: not worked out) */
 	__u64 dropped;
+	struct an_span span;
+	__s64 clock_offset;		/* --output lami: the trace's (tr_trace_clock_offset()) */
 	int err;
 };
 
@@ -111,6 +114,7 @@ static void irq_record(void *state, const struct tr_item *it, struct tr_tasks *t
 	__u64 vec = k >= SOFT_ENTRY ? tr_item_number(it, "vec") : 0;
 
 	(void)tasks;
+	an_span_add(&s->span, it, s->o);
 	if (k == OTHER || !cpu || vec >= VECTORS)
 		return;
 	switch (k) {
@@ -234,6 +238,53 @@ static void print_json(struct irqs *s, struct hard_irq **hard, unsigned int nhar
 	fprintf(s->out, "]}\n");
 }
 
+#define DURATIONS(what) \
+	{ "Minimum " what, "duration", NULL }, { "Average " what, "duration", NULL }, { "Maximum " what, "duration", NULL }, \
+	{ "Interrupt " what " standard deviation", "duration", NULL }
+static const struct lami_column hard_columns[] = {
+	{ "Interrupt", "irq", NULL }, { "Interrupt count", "number", "interrupts" }, DURATIONS("duration"), { 0 }
+};
+static const struct lami_column soft_columns[] = {
+	{ "Interrupt", "irq", NULL }, { "Interrupt count", "number", "interrupts" }, DURATIONS("duration"),
+	{ "Interrupt raise count", "number", "interrupt raises" }, DURATIONS("raise latency"), { 0 }
+};
+static const struct lami_table_class irq_classes[] = {
+	{ "hard-stats", "Hardware interrupt statistics", hard_columns },
+	{ "soft-stats", "Software interrupt statistics", soft_columns }, { 0 }
+};
+const struct lami_analysis an_lami_irq = {
+	"Hardware and software interrupt statistics",
+	"Per hard IRQ and soft IRQ vector: the count and durations, and soft IRQs' latency from raise to entry",
+	(const char *const[]) { "linux-kernel", "tracer", "interrupt", "stats", NULL }, irq_classes,
+};
+
+static void print_lami(struct irqs *s, struct hard_irq **hard, unsigned int nhard)
+{
+	struct lami l;
+	unsigned int i;
+
+	lami_results_begin(&l, s->out, s->clock_offset);
+	lami_table(&l, &irq_classes[0], NULL, s->span.first, s->span.last);
+	for (i = 0; i < nhard; i++) {
+		lami_row(&l);
+		lami_irq(&l, true, an_key(hard[i]), hard[i]->name);
+		lami_number(&l, hard[i]->duration.count);
+		an_durations_lami(&l, &hard[i]->duration);
+	}
+	lami_table(&l, &irq_classes[1], NULL, s->span.first, s->span.last);
+	for (i = 0; i < VECTORS; i++) {
+		if (!s->soft[i].count && !s->raise[i].count)
+			continue;
+		lami_row(&l);
+		lami_irq(&l, false, i, vector_names[i]);
+		lami_number(&l, s->soft[i].count);
+		an_durations_lami(&l, &s->soft[i]);
+		lami_number(&l, s->raise[i].count);
+		an_durations_lami(&l, &s->raise[i]);
+	}
+	lami_results_end(&l);
+}
+
 static void irqs_free(struct irqs *s)
 {
 	unsigned int i;
@@ -265,6 +316,8 @@ static int irq_close(void *state, const struct tr_tasks *tasks)
 	if (!err && !nhard && !nsoft) {
 		fprintf(stderr, "tracer %s irq: no IRQ handled in the trace (an entry and its exit)\n", s->o->command);
 		err = -ENODATA;
+	} else if (!err && s->o->lami) {
+		print_lami(s, hard, nhard);
 	} else if (!err && s->o->json) {
 		print_json(s, hard, nhard);
 	} else if (!err) {
@@ -286,6 +339,8 @@ static int irq_open(struct tr_sink *sink, FILE *out, struct tr_trace *trace, con
 	s->out = out;
 	s->o = o;
 	s->hard.entry_size = sizeof(struct hard_irq);
+	if (o->lami)
+		tr_trace_clock_offset(trace, &s->clock_offset);
 	s->kinds = (struct tr_by_class) { .size = 1, .fill = 0xff };
 	*sink = (struct tr_sink) { .ops = &tr_analyze_irq_sink, .state = s };
 	return 0;

@@ -42,6 +42,7 @@
 #include "sinks/analyze.h"
 #include "sinks/by_class.h"
 #include "sinks/json.h"
+#include "sinks/lami.h"
 #include "sinks/tasks.h"
 #include "reader/trace.h"
 
@@ -74,6 +75,7 @@ struct sched {
 	struct tr_by_class kinds;	/* enum kind by class id, as __u8 (0xff: not worked out) */
 	__u64 first_ts, last_ts, switches, wakeups, dropped;
 	bool cpu_view;			/* analyze cpu: the usage, not the latencies */
+	__s64 clock_offset;		/* --output lami: the trace's (tr_trace_clock_offset()) */
 	__u64 timehist_lines;		/* --timehist: the lines printed */
 	int err;
 };
@@ -383,6 +385,105 @@ static void print_cpu_json(struct sched *s, struct sched_task **rows, int n, con
 	fprintf(s->out, "]}\n");
 }
 
+static const struct lami_column sched_columns[] = {
+	{ "Process", "process", NULL }, { "Runtime", "duration", NULL }, { "Switches in", "number", "switches" },
+	{ "Wake-up latency count", "number", "wake-ups" }, { "Minimum latency", "duration", NULL },
+	{ "Average latency", "duration", NULL }, { "p50 latency", "duration", NULL }, { "p99 latency", "duration", NULL },
+	{ "p99.9 latency", "duration", NULL }, { "Maximum latency", "duration", NULL },
+	{ "Maximum latency at", "timestamp", NULL }, { "Latency standard deviation", "duration", NULL }, { 0 }
+};
+static const struct lami_table_class sched_classes[] = {
+	{ "per-tid", "Runtime and wake-up latencies (per-TID)", sched_columns }, { 0 }
+};
+const struct lami_analysis an_lami_sched = {
+	"Runtime and wake-up latencies",
+	"Per task: its time on a CPU, its switches in, its wake-up latencies and their percentiles",
+	(const char *const[]) { "linux-kernel", "tracer", "sched", "stats", NULL }, sched_classes,
+};
+
+static const struct lami_column cpu_columns[] = {
+	{ "CPU", "cpu", NULL }, { "CPU usage", "ratio", NULL }, { "Busy time", "duration", NULL }, { 0 }
+};
+static const struct lami_column cpu_task_columns[] = {
+	{ "Process", "process", NULL }, { "CPU usage", "ratio", NULL }, { "Runtime", "duration", NULL }, { 0 }
+};
+static const struct lami_table_class cpu_classes[] = {
+	{ "per-cpu", "Per-CPU usage", cpu_columns }, { "per-tid", "Per-TID CPU usage", cpu_task_columns }, { 0 }
+};
+const struct lami_analysis an_lami_cpu = {
+	"CPU usage", "Each CPU's busy time and each task's runtime, as shares of the trace's time",
+	(const char *const[]) { "linux-kernel", "tracer", "cpu", "top", NULL }, cpu_classes,
+};
+
+/* Task t's cell: its comm, process and thread. */
+static void lami_task(struct lami *l, const struct sched_task *t, const struct tr_tasks *tasks)
+{
+	const struct tr_task *task = tr_tasks_find(tasks, an_key(t));
+
+	lami_process(l, !an_key(t) ? "swapper" : task ? task->comm : "", an_task_pid(tasks, an_key(t)), an_key(t));
+}
+
+static void print_lami(struct sched *s, struct sched_task **rows, int n, const struct tr_tasks *tasks)
+{
+	struct lami l;
+	int i;
+
+	lami_results_begin(&l, s->out, s->clock_offset);
+	lami_table(&l, &sched_classes[0], NULL, s->first_ts, s->last_ts);
+	for (i = 0; i < n; i++) {
+		struct an_durations *d = &rows[i]->latency;
+		double stdev = an_durations_stdev(d);
+
+		lami_row(&l);
+		lami_task(&l, rows[i], tasks);
+		lami_duration(&l, rows[i]->runtime);
+		lami_number(&l, rows[i]->switches);
+		lami_number(&l, d->count);
+		if (!d->count) {
+			for (unsigned int j = 0; j < 8; j++)
+				lami_empty(&l);
+			continue;
+		}
+		lami_duration(&l, d->min);
+		lami_duration(&l, an_durations_avg(d));
+		lami_duration(&l, an_durations_percentile(d, 50));
+		lami_duration(&l, an_durations_percentile(d, 99));
+		lami_duration(&l, an_durations_percentile(d, 99.9));
+		lami_duration(&l, d->max);
+		lami_timestamp(&l, d->max_at);
+		if (stdev >= 0)
+			lami_duration(&l, stdev);
+		else
+			lami_empty(&l);
+	}
+	lami_results_end(&l);
+}
+
+static void print_cpu_lami(struct sched *s, struct sched_task **rows, int n, const struct tr_tasks *tasks)
+{
+	struct lami l;
+	unsigned int c;
+	int i;
+
+	lami_results_begin(&l, s->out, s->clock_offset);
+	lami_table(&l, &cpu_classes[0], NULL, s->first_ts, s->last_ts);
+	for (c = 0; c < TR_MAX_CPUS; c++)
+		if (s->cpus[c].seen) {
+			lami_row(&l);
+			lami_cpu(&l, c);
+			lami_ratio(&l, share(s, s->cpus[c].busy) / 100);
+			lami_duration(&l, s->cpus[c].busy);
+		}
+	lami_table(&l, &cpu_classes[1], NULL, s->first_ts, s->last_ts);
+	for (i = 0; i < n; i++) {
+		lami_row(&l);
+		lami_task(&l, rows[i], tasks);
+		lami_ratio(&l, share(s, rows[i]->runtime) / 100);
+		lami_duration(&l, rows[i]->runtime);
+	}
+	lami_results_end(&l);
+}
+
 static void sched_free(struct sched *s)
 {
 	an_table_free_durations(&s->tasks, offsetof(struct sched_task, latency));
@@ -412,9 +513,9 @@ static int sched_close(void *state, const struct tr_tasks *tasks)
 	}
 	n = s->err ? s->err : rows_of(s, tasks, &rows);
 	if (n > 0 && s->cpu_view)
-		(s->o->json ? print_cpu_json : print_cpu_text)(s, rows, n, tasks);
+		(s->o->lami ? print_cpu_lami : s->o->json ? print_cpu_json : print_cpu_text)(s, rows, n, tasks);
 	else if (n > 0)
-		(s->o->json ? print_json : print_text)(s, rows, n, tasks);
+		(s->o->lami ? print_lami : s->o->json ? print_json : print_text)(s, rows, n, tasks);
 	else if (!n)
 		fprintf(stderr, "tracer %s %s: no task %s in the trace's sched:sched_switch records%s\n",
 			s->o->command, s->cpu_view ? "cpu" : "sched", s->o->pid || s->o->tid ? "chosen is" : "is",
@@ -443,6 +544,8 @@ static int sched_open(struct tr_sink *sink, FILE *out, struct tr_trace *trace, c
 	s->out = out;
 	s->o = o;
 	s->cpu_view = cpu_view;
+	if (o->lami)
+		tr_trace_clock_offset(trace, &s->clock_offset);
 	s->tasks.entry_size = sizeof(struct sched_task);
 	s->kinds = (struct tr_by_class) { .size = 1, .fill = 0xff };
 	*sink = (struct tr_sink) { .ops = cpu_view ? &tr_analyze_cpu_sink : &tr_analyze_sched_sink, .state = s };

@@ -23,6 +23,7 @@
 #include "sinks/analyze.h"
 #include "sinks/by_class.h"
 #include "sinks/json.h"
+#include "sinks/lami.h"
 #include "sinks/tasks.h"
 #include "common/syscalls.h"
 #include "reader/trace.h"
@@ -56,6 +57,8 @@ struct syscalls {
 	struct an_table threads, calls;
 	struct tr_by_class kinds;	/* enum kind by class id, as __u8 (0xff: not worked out) */
 	__u64 dropped, unkept;		/* entries a loss dropped; calls beyond the key's room */
+	struct an_span span;
+	__s64 clock_offset;		/* --output lami: the trace's (tr_trace_clock_offset()) */
 	int err;
 };
 
@@ -111,6 +114,7 @@ static void syscalls_record(void *state, const struct tr_item *it, struct tr_tas
 	int nr;
 
 	tr_tasks_learn_pid(tasks, it);
+	an_span_add(&s->span, it, s->o);
 	if (k == OTHER)
 		return;
 	t = an_get(&s->threads, it->record->tid);
@@ -276,6 +280,77 @@ static void print_tasks(struct syscalls *s, struct call **calls, struct task_row
 			(unsigned long long)s->dropped);
 }
 
+static const struct lami_column call_columns[] = {
+	{ "System call", "syscall", NULL }, { "Call count", "number", "calls" }, { "Error count", "number", "calls" },
+	{ "Total call duration", "duration", NULL }, { "Minimum call duration", "duration", NULL },
+	{ "Average call duration", "duration", NULL }, { "Maximum call duration", "duration", NULL },
+	{ "Call duration standard deviation", "duration", NULL }, { "Errors by errno", "string", NULL }, { 0 }
+};
+static const struct lami_column task_columns[] = {
+	{ "Process", "process", NULL }, { "Total system call count", "number", "calls" },
+	{ "Total call duration", "duration", NULL }, { 0 }
+};
+static const struct lami_table_class syscalls_classes[] = {
+	{ "per-tid", "System call statistics", call_columns },
+	{ "total", "Per-TID system call statistics", task_columns }, { 0 }
+};
+const struct lami_analysis an_lami_syscalls = {
+	"System call statistics",
+	"Per task and system call: the calls, errors by errno and latencies",
+	(const char *const[]) { "linux-kernel", "tracer", "syscall", "stats", NULL }, syscalls_classes,
+};
+
+/* Call c's row of its task's table. */
+static void call_lami(struct lami *l, const struct call *c)
+{
+	char *errors = NULL, name[32];
+	size_t len = 0;
+	FILE *text = open_memstream(&errors, &len);
+
+	if (text) {
+		print_errors(text, c, false);
+		fclose(text);
+	}
+	lami_row(l);
+	lami_syscall(l, call_name(an_key(c) & ((1 << NR_BITS) - 1), name, sizeof(name)));
+	lami_number(l, c->latency.count);
+	lami_number(l, c->errors);
+	lami_duration(l, c->latency.sum);
+	an_durations_lami(l, &c->latency);
+	lami_string(l, text && errors ? errors : "");
+	free(errors);
+}
+
+static void print_lami(struct syscalls *s, struct call **calls, struct task_rows *rows, unsigned int ntasks,
+		       const struct tr_tasks *tasks)
+{
+	const struct tr_task *task;
+	char label[64];
+	struct lami l;
+	unsigned int i, j;
+
+	lami_results_begin(&l, s->out, s->clock_offset);
+	for (i = 0; i < ntasks; i++) {
+		lami_table(&l, &syscalls_classes[0], an_task_label(label, sizeof(label), tasks, rows[i].tid),
+			   s->span.first, s->span.last);
+		for (j = rows[i].first; j < rows[i].first + rows[i].n; j++)
+			call_lami(&l, calls[j]);
+	}
+	lami_table(&l, &syscalls_classes[1], NULL, s->span.first, s->span.last);
+	for (i = 0; i < ntasks; i++) {
+		__u64 count = 0;
+
+		for (j = rows[i].first; j < rows[i].first + rows[i].n; j++)
+			count += calls[j]->latency.count;
+		task = tr_tasks_find(tasks, rows[i].tid);
+		lami_row(&l);
+		lami_process(&l, task ? task->comm : "", an_task_pid(tasks, rows[i].tid), rows[i].tid);
+		lami_number(&l, count);
+		lami_duration(&l, rows[i].total);
+	}
+	lami_results_end(&l);
+}
+
 /* The calls of the tasks shown, sorted, grouped by task: how many tasks (-ENOMEM). */
 static int rows_of(struct syscalls *s, const struct tr_tasks *tasks, struct call ***calls,
 		   struct task_rows **rows)
@@ -319,7 +394,9 @@ static int syscalls_close(void *state, const struct tr_tasks *tasks)
 	struct call **calls = NULL;
 	int n = s->err ? s->err : rows_of(s, tasks, &calls, &rows), err;
 
-	if (n > 0)
+	if (n > 0 && s->o->lami)
+		print_lami(s, calls, rows, n, tasks);
+	else if (n > 0)
 		print_tasks(s, calls, rows, n, tasks);
 	else if (!n)
 		fprintf(stderr, "tracer %s syscalls: no system call %sin the trace (an entry and its exit)\n",
@@ -349,6 +426,8 @@ static int syscalls_open(struct tr_sink *sink, FILE *out, struct tr_trace *trace
 		.threads = { .entry_size = sizeof(struct thread) }, .calls = { .entry_size = sizeof(struct call) },
 		.kinds = { .size = 1, .fill = 0xff },
 	};
+	if (o->lami)
+		tr_trace_clock_offset(trace, &s->clock_offset);
 	*sink = (struct tr_sink) { .ops = &tr_analyze_syscalls_sink, .state = s };
 	return 0;
 }

@@ -63,13 +63,26 @@ static int class_wanted(struct filter *f, const struct tr_item *it)
 	return *memo;
 }
 
-/* --start and --end, the relative ones counted from the first record's time. */
-static void set_window(struct filter *f, __u64 first)
+/* t in the trace's clock: a relative one counted from first, one since the epoch less offset. */
+static __u64 window_time(const struct tr_report_time *t, __u64 first, __s64 offset)
+{
+	if (t->relative)
+		return first + t->ns;
+	if (t->epoch)
+		return (__s64)t->ns > offset ? (__u64)((__s64)t->ns - offset) : 0;
+	return t->ns;
+}
+
+/* --start and --end in the trace's clock: the window of records shown. */
+static void set_window(struct filter *f, __u64 first, const struct tr_trace *trace)
 {
 	const struct tr_report_time *start = &f->o->start, *end = &f->o->end;
+	__s64 offset = 0;
 
-	f->start = !start->given ? 0 : start->relative ? first + start->ns : start->ns;
-	f->end = !end->given ? ~0ull : end->relative ? first + end->ns : end->ns;
+	if (start->epoch || end->epoch)
+		tr_trace_clock_offset(trace, &offset);
+	f->start = start->given ? window_time(start, first, offset) : 0;
+	f->end = end->given ? window_time(end, first, offset) : ~0ull;
 }
 
 /* What a sink that keeps_state keeps from outside the time window too. */
@@ -222,7 +235,7 @@ static int run_passes(struct main_pass *pass, struct tr_trace *trace)
 	int err;
 
 	if (!tr_first_pass(o->dir, pass->tasks, pass->sink.symbols, &seen))
-		set_window(pass->f, seen.first);
+		set_window(pass->f, seen.first, trace);
 	pass->progress = (struct progress) { o->progress ? o->command : NULL, 0, seen.items,
 					     now_s(), now_s() };
 	tr_trace_each(trace, report_item, pass);
