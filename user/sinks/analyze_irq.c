@@ -346,7 +346,8 @@ static int irq_open(struct tr_sink *sink, FILE *out, struct tr_trace *trace, con
 	return 0;
 }
 
+/* keeps_state: the tasks' records are in the time it covers (an_span_add()), as in the others'. */
 const struct tr_sink_ops tr_analyze_irq_sink = {
 	.open = irq_open, .record = irq_record, .lost = irq_lost, .close = irq_close,
-	.every_task = true,
+	.keeps_state = true, .every_task = true,
 };
