@@ -178,6 +178,56 @@ PYEOF
 }
 check "lttng-memtop: a process's 50 MiB, the pages its kmem_mm_page_alloc records say" memtop_pages
 
+# lttng-iolatencystats, on block:block_rq_issue and block_rq_complete
+# exported as lttng-modules' (rwbs as its flags, the writer's tid): dd
+# writing 64 pages with O_DIRECT.  lttng-iolatencystats-mi's disk
+# requests are those our records pair as it pairs them (an issue and the
+# next complete of the same device and sector, of as many sectors, not
+# 0), with the same count, shortest and longest latency to the ns; dd's
+# issued requests are writes by LTTng's rule (rwbs odd) and name dd's tid.
+iolatency_agrees() {
+	"$TRACER" record -a -o "$work/io" -e block:block_rq_issue -e block:block_rq_complete -- \
+		sh -c "echo \$\$ >$work/io.pid; exec dd if=/dev/zero of=$work/io.x bs=4k count=64 oflag=direct" \
+		>/dev/null 2>"$work/io.log" && rm -f "$work/io.x" &&
+		"$TRACER" export --format lttng -o "$work/io.l" "$work/io" &&
+		"$TRACER" export --format jsonl -o "$work/io.jsonl" "$work/io" &&
+		babeltrace2 "$work/io.l" >"$work/io.bt" &&
+		timeout 600 nice -n 10 lttng-iolatencystats-mi "$work/io.l" >"$work/io.mi" 2>/dev/null ||
+		{ diag "$work/io.log"; return 1; }
+	python3 - "$work/io.mi" "$work/io.jsonl" "$work/io.bt" "$(cat "$work/io.pid")" <<'PYEOF'
+import json, re, sys
+mi, jsonl, bt, pid = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+theirs = [0, None, None]
+for result in json.load(open(mi))["results"]:
+    c = result["class"]
+    if (c.get("inherit") if isinstance(c, dict) else c) == "disk-latency-stats":
+        for row in result["data"]:
+            n, lo, hi = row[1]["value"], row[2]["value"], row[4]["value"]
+            theirs = [theirs[0] + n, lo if theirs[1] is None else min(theirs[1], lo),
+                      hi if theirs[2] is None else max(theirs[2], hi)]
+pending, latencies = {}, []
+for line in open(jsonl):
+    e = json.loads(line)
+    f = e.get("fields", {})
+    if e["event"] == "block:block_rq_issue" and f["nr_sector"]:
+        pending.setdefault(f["dev"], {})[f["sector"]] = (e["ts"], f["nr_sector"])
+    elif e["event"] == "block:block_rq_complete" and f["nr_sector"]:
+        issued = pending.get(f["dev"], {}).get(f["sector"])
+        if issued and issued[1] == f["nr_sector"]:
+            latencies.append(e["ts"] - issued[0])
+            del pending[f["dev"]][f["sector"]]
+ours = [len(latencies), min(latencies, default=None), max(latencies, default=None)]
+issues = re.findall(r" block_rq_issue: .*?nr_sector = (\d+), bytes = \d+, tid = (\d+), rwbs = (\d+), comm = \"(\w+)\"",
+                    open(bt).read())
+dd = [(int(n), int(rwbs)) for n, tid, rwbs, comm in issues if comm == "dd"]
+bad_dd = [d for d in dd if d[0] and d[1] % 2 == 0] + [t for n, t, r, c in issues if c == "dd" and int(t) != pid]
+print("# lttng-iolatencystats: %s requests, min %s, max %s ns; our records pair %s; dd issued %d, %d not writes of its tid"
+      % (theirs[0], theirs[1], theirs[2], ours, len(dd), len(bad_dd)))
+sys.exit(0 if theirs == ours and ours[0] >= 64 and len(dd) >= 64 and not bad_dd else 1)
+PYEOF
+}
+check "lttng-iolatencystats: dd's O_DIRECT writes, the disk requests our block records pair, to the ns" iolatency_agrees
+
 # Trace Compass picks its LTTng 2.9+ kernel layout by the env, then reads
 # these events' fields (issue 35).
 trace_compass_layout() {

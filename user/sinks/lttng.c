@@ -67,6 +67,8 @@ enum lt_source {
 	FROM_WRITER_TGID,		/* the process of the thread that wrote the record */
 	FROM_CPU,			/* the CPU the record was written on */
 	FROM_ARG,			/* argument `value` of a raw_syscalls:sys_enter record */
+	FROM_WRITER_TID,		/* the thread that wrote the record (LTTng's current->pid) */
+	FROM_RWBS,			/* the text field `from` ("WS"), as lttng-modules' RWBS flags */
 };
 
 struct lt_field {
@@ -96,16 +98,31 @@ struct lt_event {
 #define CONST(n, v)	{ n, LT_S32, FROM_VALUE, NULL, v, 0 }
 /* a pointer tracefs's format does not have (struct page *): 0 */
 #define NO_POINTER(n)	{ n, LT_HEX64, FROM_VALUE, NULL, 0, 0 }
+#define WRITER_TID(n)	{ n, LT_S32, FROM_WRITER_TID, NULL, 0, 0 }
+#define RWBS(n, f)	{ n, LT_U32, FROM_RWBS, f, 0, 0 }
 #define TASK_FIELDS	COMM("comm", "comm"), INT("tid", "pid"), PRIO("prio", "prio")
 #define STAT_FIELDS	COMM("comm", "comm"), INT("tid", "pid"), ULONG("delay", "delay")
 #define WAKEUP_FIELDS	TASK_FIELDS, INT("target_cpu", "target_cpu")
+#define SECTORS_FIELDS	UINT("dev", "dev"), ULONG("sector", "sector"), UINT("nr_sector", "nr_sector")
+#define BLOCK_RQ_FIELDS	SECTORS_FIELDS, UINT("bytes", "bytes"), WRITER_TID("tid"), RWBS("rwbs", "rwbs"), \
+			COMM("comm", "comm")
+#define BLOCK_BIO_FIELDS SECTORS_FIELDS, RWBS("rwbs", "rwbs"), WRITER_TID("tid"), COMM("comm", "comm")
+#define BLOCK_DONE_FIELDS SECTORS_FIELDS, INT("error", "error"), RWBS("rwbs", "rwbs")
+#define BUFFER_FIELDS	UINT("dev", "dev"), ULONG("sector", "sector"), ULONG("size", "size")
+
+/* lttng-modules' rwbs: the flags of blk_fill_rwbs()'s letters (include/instrumentation/events/block.h). */
+enum {
+	RWBS_FLAG_WRITE = 1 << 0, RWBS_FLAG_DISCARD = 1 << 1, RWBS_FLAG_READ = 1 << 2, RWBS_FLAG_RAHEAD = 1 << 3,
+	RWBS_FLAG_SYNC = 1 << 5, RWBS_FLAG_META = 1 << 6, RWBS_FLAG_SECURE = 1 << 7, RWBS_FLAG_FLUSH = 1 << 8,
+	RWBS_FLAG_FUA = 1 << 9, RWBS_FLAG_PREFLUSH = 1 << 10,
+};
 
 /* lttng-modules 2.13's statedump enums (src/lttng-statedump-impl.c). */
 enum { LTTNG_USER_THREAD = 0, LTTNG_MODE_UNKNOWN = 5, LTTNG_SUBMODE_UNKNOWN = 1, LTTNG_WAIT = 5 };
 
 /*
  * lttng-modules 2.13's events for tracer's tracepoints, field for field
- * (include/instrumentation/events/sched.h, irq.h, timer.h, kmem.h,
+ * (include/instrumentation/events/sched.h, irq.h, timer.h, kmem.h, block.h,
  * lttng-statedump.h).  tracefs's pid fields hold thread ids: LTTng's tid.
  */
 static const struct lt_event lttng_events[] = {
@@ -182,6 +199,29 @@ static const struct lt_event lttng_events[] = {
 	{ "kmem", "mm_page_free", "kmem_mm_page_free", NULL, 0, {
 		NO_POINTER("page"), ULONG("pfn", "pfn"), UINT("order", "order") } },
 	/* task_state has no state, mode or CPU of the task: unknown mode, waiting, the dump's CPU */
+	{ "block", "block_rq_issue", "block_rq_issue", NULL, 0, { BLOCK_RQ_FIELDS } },
+	{ "block", "block_rq_insert", "block_rq_insert", NULL, 0, { BLOCK_RQ_FIELDS } },
+	{ "block", "block_rq_merge", "block_rq_merge", NULL, 0, { BLOCK_RQ_FIELDS } },
+	{ "block", "block_rq_complete", "block_rq_complete", NULL, 0, { BLOCK_DONE_FIELDS } },
+	{ "block", "block_rq_requeue", "block_rq_requeue", NULL, 0, { SECTORS_FIELDS, RWBS("rwbs", "rwbs") } },
+	{ "block", "block_rq_remap", "block_rq_remap", NULL, 0, {
+		SECTORS_FIELDS, UINT("old_dev", "old_dev"), ULONG("old_sector", "old_sector"), RWBS("rwbs", "rwbs") } },
+	{ "block", "block_bio_complete", "block_bio_complete", NULL, 0, { BLOCK_DONE_FIELDS } },
+	{ "block", "block_bio_bounce", "block_bio_bounce", NULL, 0, { BLOCK_BIO_FIELDS } },
+	{ "block", "block_bio_backmerge", "block_bio_backmerge", NULL, 0, { BLOCK_BIO_FIELDS } },
+	{ "block", "block_bio_frontmerge", "block_bio_frontmerge", NULL, 0, { BLOCK_BIO_FIELDS } },
+	{ "block", "block_bio_queue", "block_bio_queue", NULL, 0, { BLOCK_BIO_FIELDS } },
+	{ "block", "block_getrq", "block_getrq", NULL, 0, { BLOCK_BIO_FIELDS } },
+	{ "block", "block_bio_remap", "block_bio_remap", NULL, 0, {
+		SECTORS_FIELDS, RWBS("rwbs", "rwbs"), UINT("old_dev", "old_dev"), ULONG("old_sector", "old_sector") } },
+	{ "block", "block_split", "block_split", NULL, 0, {
+		UINT("dev", "dev"), ULONG("sector", "sector"), RWBS("rwbs", "rwbs"), ULONG("new_sector", "new_sector"),
+		WRITER_TID("tid"), COMM("comm", "comm") } },
+	{ "block", "block_plug", "block_plug", NULL, 0, { WRITER_TID("tid"), COMM("comm", "comm") } },
+	{ "block", "block_unplug", "block_unplug", NULL, 0, {
+		INT("nr_rq", "nr_rq"), WRITER_TID("tid"), COMM("comm", "comm") } },
+	{ "block", "block_touch_buffer", "block_touch_buffer", NULL, 0, { BUFFER_FIELDS } },
+	{ "block", "block_dirty_buffer", "block_dirty_buffer", NULL, 0, { BUFFER_FIELDS } },
 	{ "tracer", "task_state", "lttng_statedump_process_state", "reason", TR_TASK_DUMP, {
 		INT("tid", "pid"), INT("pid", "tgid"), INT("ppid", "ppid"), COMM("name", "comm"),
 		CONST("type", LTTNG_USER_THREAD), CONST("mode", LTTNG_MODE_UNKNOWN),
@@ -573,11 +613,44 @@ static __u64 raw_argument(const struct tr_item *it, unsigned int i)
 	return le64toh(arg);
 }
 
+/*
+ * The text of rwbs as lttng-modules' flags: blk_fill_rwbs() writes F for a
+ * preflush, then the operation (W, D or DE, F, R, N), then F for FUA, A,
+ * S, M.
+ */
+static __u32 rwbs_flags(const char *rwbs, int len)
+{
+	static const char letters[] = "FASM";
+	static const __u32 flags[] = { RWBS_FLAG_FUA, RWBS_FLAG_RAHEAD, RWBS_FLAG_SYNC, RWBS_FLAG_META };
+	__u32 out = 0;
+	int i = 0;
+	const char *at;
+
+	if (len > 1 && rwbs[0] == 'F' && rwbs[1] && strchr("WDFRN", rwbs[1])) {
+		out |= RWBS_FLAG_PREFLUSH;
+		i = 1;
+	}
+	if (i < len && rwbs[i]) {
+		out |= rwbs[i] == 'W' ? RWBS_FLAG_WRITE : rwbs[i] == 'D' ? RWBS_FLAG_DISCARD :
+		       rwbs[i] == 'F' ? RWBS_FLAG_FLUSH : rwbs[i] == 'R' ? RWBS_FLAG_READ : 0;
+		if (rwbs[i++] == 'D' && i < len && rwbs[i] == 'E') {
+			out |= RWBS_FLAG_SECURE;
+			i++;
+		}
+	}
+	for (; i < len && rwbs[i]; i++)
+		if ((at = strchr(letters, rwbs[i])))
+			out |= flags[at - letters];
+	return out;
+}
+
 /* Field f's number for record it. */
 static __u64 field_number(const struct lt_field *f, const struct tr_item *it,
 			  const struct tr_tasks *tasks)
 {
 	const struct tr_task *task;
+	const char *text;
+	int len = 0;
 	__u64 tid;
 
 	switch (f->source) {
@@ -585,6 +658,11 @@ static __u64 field_number(const struct lt_field *f, const struct tr_item *it,
 		return f->value;
 	case FROM_WRITER_TGID:
 		return it->record->pid;
+	case FROM_WRITER_TID:
+		return it->record->tid;
+	case FROM_RWBS:
+		text = tr_item_field(it, f->from, &len);
+		return text && len > 0 ? rwbs_flags(text, len) : 0;
 	case FROM_CPU:
 		return it->cpu;
 	case FROM_ARG:
