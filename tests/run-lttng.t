@@ -228,6 +228,60 @@ PYEOF
 }
 check "lttng-iolatencystats: dd's O_DIRECT writes, the disk requests our block records pair, to the ns" iolatency_agrees
 
+# The net, power, workqueue, napi and signal events under lttng-modules'
+# names: babeltrace2 reads them without a word, as many of each as our
+# records (a CPU busy all along, beside a CPU hog, has no cpu_idle: the
+# signals and packets are sure to come, the others as they do);
+# lttng-iousagetop gives lo the bytes sent that our
+# net_dev_xmit records say (10 UDP datagrams of 1000 bytes to
+# 127.0.0.1).  lttng-analyses 0.6 reads received packets as
+# netif_receive_skb, lttng-modules 2.13's name is net_if_receive_skb:
+# it counts none received, as on a trace of lttng-modules 2.13.
+other_events_agree() {
+	"$TRACER" record -a -o "$work/net" -e net:net_dev_xmit -e net:net_dev_queue -e net:netif_rx \
+		-e net:netif_receive_skb -e 'power:*' -e 'workqueue:*' -e napi:napi_poll -e 'signal:*' -- \
+		sh -c 'python3 -c "
+import socket
+r = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+r.bind((\"127.0.0.1\", 0))
+for i in range(10):
+    socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b\"x\" * 1000, r.getsockname())
+"; sleep 1 & kill -USR1 $!; wait; sleep 0.1' >/dev/null 2>"$work/net.log" &&
+		"$TRACER" export --format lttng -o "$work/net.l" "$work/net" &&
+		"$TRACER" export --format jsonl -o "$work/net.jsonl" "$work/net" &&
+		babeltrace2 "$work/net.l" >"$work/net.bt" 2>"$work/net.bt.err" && [ ! -s "$work/net.bt.err" ] &&
+		timeout 600 nice -n 10 lttng-iousagetop-mi "$work/net.l" >"$work/net.mi" 2>/dev/null ||
+		{ diag "$work/net.log" "$work/net.bt.err"; return 1; }
+	python3 - "$work/net.jsonl" "$work/net.bt" "$work/net.mi" <<'PYEOF'
+import collections, json, re, sys
+names = {"net:net_dev_xmit": "net_dev_xmit", "net:net_dev_queue": "net_dev_queue", "net:netif_rx": "net_if_rx",
+         "net:netif_receive_skb": "net_if_receive_skb", "power:cpu_idle": "power_cpu_idle",
+         "power:cpu_frequency": "power_cpu_frequency", "napi:napi_poll": "napi_poll",
+         "signal:signal_generate": "signal_generate", "signal:signal_deliver": "signal_deliver"}
+ours, sent = collections.Counter(), collections.Counter()
+for line in open(sys.argv[1]):
+    e = json.loads(line)
+    name = names.get(e["event"], e["event"].split(":")[1] if e["event"].startswith("workqueue:") else None)
+    if name:
+        ours[name] += 1
+    if e["event"] == "net:net_dev_xmit":
+        sent[e["fields"]["name"]] += e["fields"]["len"]
+theirs = collections.Counter(re.findall(r"^\[\S+\] \(\S+\) \S+ (\w+): ", open(sys.argv[2]).read(), re.M))
+differ = {n: (c, theirs.get(n)) for n, c in ours.items() if theirs.get(n) != c}
+usage = {}
+for result in json.load(open(sys.argv[3]))["results"]:
+    c = result["class"]
+    if isinstance(c, dict) and c.get("inherit") == "per-netif-top" and c["title"].endswith("[sent]"):
+        usage = {row[0]["name"]: row[1]["value"] for row in result["data"]}
+print("# %d kinds of event, %d records; %d kinds differ %s; lo sent: lttng-iousagetop %s, our records %d"
+      % (len(ours), sum(ours.values()), len(differ), differ, usage.get("lo"), sent["lo"]))
+sys.exit(0 if not differ and ours["signal_generate"] and ours["signal_deliver"] and ours["net_dev_xmit"] >= 10 and
+         sent["lo"] >= 10000 and usage.get("lo") == sent["lo"] else 1)
+PYEOF
+}
+check "net, power, workqueue, napi and signal events under LTTng's names; lttng-iousagetop's bytes sent on lo" \
+	other_events_agree
+
 # Trace Compass picks its LTTng 2.9+ kernel layout by the env, then reads
 # these events' fields (issue 35).
 trace_compass_layout() {

@@ -98,6 +98,7 @@ struct lt_event {
 #define CONST(n, v)	{ n, LT_S32, FROM_VALUE, NULL, v, 0 }
 /* a pointer tracefs's format does not have (struct page *): 0 */
 #define NO_POINTER(n)	{ n, LT_HEX64, FROM_VALUE, NULL, 0, 0 }
+#define STRING(n, f)	{ n, LT_STRING, FROM_FIELD, f, 0, 0 }
 #define WRITER_TID(n)	{ n, LT_S32, FROM_WRITER_TID, NULL, 0, 0 }
 #define RWBS(n, f)	{ n, LT_U32, FROM_RWBS, f, 0, 0 }
 #define TASK_FIELDS	COMM("comm", "comm"), INT("tid", "pid"), PRIO("prio", "prio")
@@ -109,6 +110,10 @@ struct lt_event {
 #define BLOCK_BIO_FIELDS SECTORS_FIELDS, RWBS("rwbs", "rwbs"), WRITER_TID("tid"), COMM("comm", "comm")
 #define BLOCK_DONE_FIELDS SECTORS_FIELDS, INT("error", "error"), RWBS("rwbs", "rwbs")
 #define BUFFER_FIELDS	UINT("dev", "dev"), ULONG("sector", "sector"), ULONG("size", "size")
+#define POWER_FIELDS	UINT("state", "state"), UINT("cpu_id", "cpu_id")
+#define WORK_FIELDS	HEX("work", "work"), HEX("function", "function")
+#define PACKET_FIELDS	HEX("skbaddr", "skbaddr"), UINT("len", "len"), STRING("name", "name")
+#define SIGINFO_FIELDS	INT("sig", "sig"), INT("errno", "errno"), INT("code", "code")
 
 /* lttng-modules' rwbs: the flags of blk_fill_rwbs()'s letters (include/instrumentation/events/block.h). */
 enum {
@@ -123,6 +128,7 @@ enum { LTTNG_USER_THREAD = 0, LTTNG_MODE_UNKNOWN = 5, LTTNG_SUBMODE_UNKNOWN = 1,
 /*
  * lttng-modules 2.13's events for tracer's tracepoints, field for field
  * (include/instrumentation/events/sched.h, irq.h, timer.h, kmem.h, block.h,
+ * power.h, workqueue.h, net.h, napi.h, signal.h,
  * lttng-statedump.h).  tracefs's pid fields hold thread ids: LTTng's tid.
  */
 static const struct lt_event lttng_events[] = {
@@ -222,6 +228,24 @@ static const struct lt_event lttng_events[] = {
 		INT("nr_rq", "nr_rq"), WRITER_TID("tid"), COMM("comm", "comm") } },
 	{ "block", "block_touch_buffer", "block_touch_buffer", NULL, 0, { BUFFER_FIELDS } },
 	{ "block", "block_dirty_buffer", "block_dirty_buffer", NULL, 0, { BUFFER_FIELDS } },
+	{ "power", "cpu_idle", "power_cpu_idle", NULL, 0, { POWER_FIELDS } },
+	{ "power", "cpu_frequency", "power_cpu_frequency", NULL, 0, { POWER_FIELDS } },
+	{ "workqueue", "workqueue_queue_work", "workqueue_queue_work", NULL, 0, {
+		WORK_FIELDS, INT("req_cpu", "req_cpu") } },
+	{ "workqueue", "workqueue_activate_work", "workqueue_activate_work", NULL, 0, { HEX("work", "work") } },
+	{ "workqueue", "workqueue_execute_start", "workqueue_execute_start", NULL, 0, { WORK_FIELDS } },
+	{ "workqueue", "workqueue_execute_end", "workqueue_execute_end", NULL, 0, { WORK_FIELDS } },
+	{ "net", "net_dev_xmit", "net_dev_xmit", NULL, 0, {
+		HEX("skbaddr", "skbaddr"), INT("rc", "rc"), UINT("len", "len"), STRING("name", "name") } },
+	{ "net", "net_dev_queue", "net_dev_queue", NULL, 0, { PACKET_FIELDS } },
+	{ "net", "netif_receive_skb", "net_if_receive_skb", NULL, 0, { PACKET_FIELDS } },
+	{ "net", "netif_rx", "net_if_rx", NULL, 0, { PACKET_FIELDS } },
+	{ "napi", "napi_poll", "napi_poll", NULL, 0, {
+		HEX("napi", "napi"), STRING("dev_name", "dev_name"), INT("work", "work"), INT("budget", "budget") } },
+	{ "signal", "signal_generate", "signal_generate", NULL, 0, {
+		SIGINFO_FIELDS, COMM("comm", "comm"), INT("pid", "pid"), INT("group", "group"), INT("result", "result") } },
+	{ "signal", "signal_deliver", "signal_deliver", NULL, 0, {
+		SIGINFO_FIELDS, ULONG("sa_handler", "sa_handler"), ULONG("sa_flags", "sa_flags") } },
 	{ "tracer", "task_state", "lttng_statedump_process_state", "reason", TR_TASK_DUMP, {
 		INT("tid", "pid"), INT("pid", "tgid"), INT("ppid", "ppid"), COMM("name", "comm"),
 		CONST("type", LTTNG_USER_THREAD), CONST("mode", LTTNG_MODE_UNKNOWN),
