@@ -149,8 +149,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!present[i])
 			unlink(path);
 	}
-	/* Every sink: an input's size picks one, so each input runs once. */
+	/* Every sink: an input's size picks one, so each input runs once; an analysis's LAMI every other size. */
 	opts.format = sinks[size % (sizeof(sinks) / sizeof(sinks[0]))];
+	opts.lami = opts.format >= TR_REPORT_ANALYZE_SCHED && opts.format != TR_REPORT_ANALYZE_OFFCPU &&
+		    size / (sizeof(sinks) / sizeof(sinks[0])) % 2;
 	/* trace-cmd's sink writes a file it seeks in, and its own files beside it */
 	out = devnull;
 	if (opts.format == TR_REPORT_TRACECMD) {
