@@ -388,6 +388,93 @@ else
 	skip "analyze sched --timehist against perf sched timehist" "perf is not installed (./setup installs linux-perf)"
 fi
 
+# Against perf trace -s, perf tracing tracer recording a shell that
+# execs the getppid helper: that process's system calls, each as many
+# times and with as many errors in both.  perf sees the whole life of
+# tracer's child, tracer only what follows its attach: before it, the
+# child returns from clone, sets its robust list and signal mask (glibc's
+# fork), closes its end of a pipe and waits in a read to be let go, so
+# perf may count one more of each of those five.
+perf_trace_agrees() {
+	perf trace -s -o "$work/pt.txt" -- "$TRACER" record -o "$work/pt" -e 'raw_syscalls:*' -- \
+		sh -c "echo \$\$ >$work/pt.pid; exec $GETPPID 200" >/dev/null 2>"$work/pt.log" &&
+		"$TRACER" analyze syscalls --output json --pid "$(cat "$work/pt.pid")" "$work/pt" >"$work/pt.json" ||
+		{ diag "$work/pt.log"; return 1; }
+	python3 - "$work/pt.txt" "$work/pt.json" "$(cat "$work/pt.pid")" <<'PYEOF'
+import json, re, sys
+text, pid = open(sys.argv[1]).read(), int(sys.argv[3])
+block = re.split(r"^ \S.* \((\d+)\), \d+ events", text, flags=re.M)
+theirs = {}
+for i in range(1, len(block) - 1, 2):
+    if int(block[i]) == pid:
+        theirs = {m[0]: (int(m[1]), int(m[2])) for m in re.findall(r"^\s+(\w+)\s+(\d+)\s+(\d+)\s", block[i + 1], re.M)}
+tasks = json.load(open(sys.argv[2]))["tasks"]
+ours = {c["name"]: (c["count"], c["errors"]) for t in tasks if t["tid"] == pid for c in t["calls"]}
+before_attach = {"clone", "set_robust_list", "rt_sigprocmask", "close", "read"}
+bad = []
+for name in set(theirs) | set(ours):
+    t, o = theirs.get(name, (0, 0)), ours.get(name, (0, 0))
+    extra = t[0] - o[0]
+    if t[1] != o[1] or not (extra == 0 or (name in before_attach and extra == 1)):
+        bad.append((name, t, o))
+print("# %d: perf trace -s %d system calls of %d kinds, tracer %d of %d; getppid %s and %s; %d differ"
+      % (pid, sum(c for c, e in theirs.values()), len(theirs), sum(c for c, e in ours.values()), len(ours),
+         theirs.get("getppid"), ours.get("getppid"), len(bad)))
+for b in bad[:5]:
+    print("# %s: perf (calls, errors) %s, tracer %s" % b)
+sys.exit(0 if theirs and ours.get("getppid", (0, 0))[0] >= 200 and not bad else 1)
+PYEOF
+}
+# Against perf sched latency, perf recording tracer recording a shell that
+# runs sleep 0.01 five times, both with sched:sched_wakeup, not
+# sched_waking: perf 6.1's perf sched latency ignores sched_waking (which
+# perf sched record prefers; fixed in 2023 by "perf sched: Fix sched
+# latency analysis incorrect"), so on a perf sched record trace it
+# measures no wake-up but wake_up_new.  Each sleep process, created and
+# ended inside both traces: as many delays in perf's as wake-ups in
+# analyze sched's, and the same longest to 5 us.  perf counts the wait
+# of a preempted task too: a sleep the trace shows preempted (switched
+# out runnable) may have more and longer ones in perf's.
+perf_latency_agrees() {
+	perf record -q -a -o "$work/pl.data" -e sched:sched_switch -e sched:sched_wakeup -e sched:sched_wakeup_new \
+		-e sched:sched_stat_runtime -e sched:sched_migrate_task -- \
+		"$TRACER" record -a -o "$work/pl" -e sched:sched_switch -e sched:sched_wakeup -e sched:sched_wakeup_new -- \
+		sh -c "for i in 1 2 3 4 5; do sleep 0.01; done" >/dev/null 2>"$work/pl.log" &&
+		perf sched latency -p -i "$work/pl.data" >"$work/pl.perf" 2>/dev/null &&
+		"$TRACER" analyze sched --output json "$work/pl" >"$work/pl.json" &&
+		"$TRACER" export --format jsonl -o "$work/pl.jsonl" "$work/pl" || { diag "$work/pl.log"; return 1; }
+	python3 - "$work/pl.perf" "$work/pl.json" "$work/pl.jsonl" <<'PYEOF'
+import json, re, sys
+theirs = {int(pid): (int(n), float(mx)) for comm, pid, n, mx in
+          re.findall(r"^\s*(\S+):(\d+)\s+\|\s+[\d.]+ ms \|\s+(\d+) \| avg:\s+[\d.]+ ms \| max:\s+([\d.]+) ms", open(sys.argv[1]).read(), re.M)
+          if comm == "sleep"}
+tasks = {t["tid"]: t for t in json.load(open(sys.argv[2]))["tasks"]}
+preempted = set()
+for line in open(sys.argv[3]):
+    e = json.loads(line)
+    if e["event"] == "sched:sched_switch" and e["fields"]["prev_state"] in (0, 256):
+        preempted.add(e["fields"]["prev_pid"])
+bad = []
+for pid, (n, mx) in sorted(theirs.items()):
+    lat = tasks.get(pid, {}).get("wakeup_latency", {})
+    ours = (lat.get("count", 0), lat.get("max_ns", 0) / 1e6)
+    same = ours[0] == n and abs(ours[1] - mx) <= 0.005
+    if not same and not (pid in preempted and ours[0] <= n and ours[1] <= mx + 0.005):
+        bad.append((pid, (n, mx), ours))
+print("# %d sleep processes (%d preempted); perf's delays and longest against ours: %d differ"
+      % (len(theirs), len(preempted & set(theirs)), len(bad)))
+for b in bad[:5]:
+    print("# %d: perf sched latency %s, analyze sched %s (count, max ms)" % b)
+sys.exit(0 if len(theirs) == 5 and not bad else 1)
+PYEOF
+}
+if command -v perf >/dev/null; then
+	check "analyze syscalls: a process's calls and errors, each as perf trace -s counts them" perf_trace_agrees
+	check "analyze sched: each sleep's wake-ups and longest latency as perf sched latency has them" perf_latency_agrees
+else
+	skip "analyze syscalls against perf trace -s" "perf is not installed (./setup installs linux-perf)"
+fi
+
 # analyze offcpu: three sleep 0.05 of a machine-wide -g trace are 150 ms
 # or more blocked in do_nanosleep, under the sleep command's name; and
 # the sleeps' time blocked in all is what their switch records say, added
