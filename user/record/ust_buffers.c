@@ -922,6 +922,11 @@ static int in_scope(const struct session *s, pid_t pid)
 	return 0;
 }
 
+/*
+ * Whether the metadata memfd of inode ino was read already.  The inode
+ * alone tells them apart: library_memfd() lets only sealed memfds of
+ * tmpfs through, and those all live on the kernel's one internal mount.
+ */
 static int known_meta(const struct rec_ust *u, ino_t ino)
 {
 	unsigned int i;
@@ -1581,13 +1586,18 @@ static int store(struct session *s, struct ust_buf *b)
 	return tr_ctf_write_packet(b->fd, u->out);
 }
 
-/* Whether the sub-buffer the reader holds lies inside the mapping (another process wrote the tables). */
+/*
+ * Whether the sub-buffer the reader holds lies wholly inside the mapping's
+ * data (another process wrote the tables that found it): compared as
+ * addresses, so that no pointer beyond the mapping is ever formed.
+ */
 static int inside(const struct ust_buf *b, const char *packet)
 {
-	const char *data = (const char *)b->region + TR_CTL_SIZE;
+	uintptr_t data = (uintptr_t)b->region + TR_CTL_SIZE, end = (uintptr_t)b->region + b->size;
+	uintptr_t at = (uintptr_t)packet;
 
-	return packet >= data &&
-	       packet + b->rb.subbuf_size <= (const char *)b->region + b->size;
+	return end >= data && end - data >= b->rb.subbuf_size && at >= data &&
+	       at - data <= end - data - b->rb.subbuf_size;
 }
 
 /*
