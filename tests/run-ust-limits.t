@@ -180,4 +180,24 @@ absurd_losses() {
 }
 check "loss counts of 5.6e18 in a control block: left out of the summary and the packets, said" absurd_losses
 
+# A claim word rewritten without end (each value a gone recorder's): the
+# recorder tries a few times at each scan, then leaves the buffer, never
+# spinning; --duration 1 ends it.  Whether a try ever lands depends on
+# when the program runs, so the buffer is either read (its one record in
+# the trace) or left (said), and nothing else.
+claim_rewritten() {
+	start_hostile claim || { diag "$work/hostile.err"; return 1; }
+	local started=$SECONDS status took ticks
+	record_pid "$work/claim" --duration 1
+	status=$? took=$((SECONDS - started))
+	stop_hostile
+	ticks=$("$TRACER" report "$work/claim" 2>/dev/null | grep -c ' evil:tick: x=1$')
+	echo "# exit $status after ${took} s; $ticks of its 1 record in the trace"
+	[ "$status" = 0 ] && [ "$took" -le 30 ] &&
+		{ { [ "$ticks" = 1 ] && grep -q '^  user space: 1 events from 1 process (1 buffers)' "$work/err"; } ||
+		  { [ "$ticks" = 0 ] && grep -q '^  user space: 1 buffers left to the recorder that was reading them' "$work/err"; }; } ||
+		{ diag "$work/err"; return 1; }
+}
+check "a claim word rewritten without end: the recorder reads or leaves the buffer, says which, ends on time" claim_rewritten
+
 echo "1..$n"

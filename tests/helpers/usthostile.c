@@ -14,6 +14,7 @@
  *	usthostile huge		a buffer of 1 GiB sub-buffers in a sparse memfd, one delivered
  *	usthostile junk		evil:tick records whose size is not their fields', delivered always
  *	usthostile losses	a buffer whose loss counts say 5.6e18, one record delivered
+ *	usthostile claim	one record delivered, then its reader_claim rewritten without end
  *
  * It says "ready PID" on stdout once all is made; forge and inject then end,
  * the others live until killed.
@@ -324,6 +325,27 @@ static int losses(void)
 	return 0;
 }
 
+/*
+ * One evil:tick delivered, then the buffer's claim word rewritten without
+ * end, each value a recorder that is gone (pid 1 with a start time that
+ * is not init's): a recorder that takes over a gone one's claim finds the
+ * word changed under it at every try.
+ */
+static int claim(void)
+{
+	struct trb_buf *b;
+	__u64 i;
+
+	hand_tick();
+	b = hand_buffer(4096, 2, TR_MODE_DISCARD);
+	put(b, 1, 16, 1, (__u64)getpid() << 32 | (__u32)gettid());
+	trb_flush(b);
+	ready();
+	for (i = 1;; i++)
+		__atomic_store_n(&b->ctl->reader_claim, (i | 1ull << 40) << 22 | 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *fd = getenv(UST_HANDOFF_ENV);
@@ -353,6 +375,8 @@ int main(int argc, char **argv)
 		return huge();
 	if (!strcmp(argv[1], "junk"))
 		return junk();
+	if (!strcmp(argv[1], "claim"))
+		return claim();
 	if (!strcmp(argv[1], "losses"))
 		return losses();
 	fprintf(stderr, "usthostile: unknown mode %s\n", argv[1]);
