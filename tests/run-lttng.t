@@ -229,7 +229,10 @@ PYEOF
 check "lttng-iolatencystats: dd's O_DIRECT writes, the disk requests our block records pair, to the ns" iolatency_agrees
 
 # The net, power, workqueue, napi and signal events under lttng-modules'
-# names: babeltrace2 reads them without a word, as many of each as our
+# names, and of those it records with the kernel's own fields, the x86
+# local timer vectors and ext4's (page_fault_user, whose error_code
+# lttng-modules writes in 8 bits, keeps its own name: exceptions:...):
+# babeltrace2 reads them without a word, as many of each as our
 # records (a CPU busy all along, beside a CPU hog, has no cpu_idle: the
 # signals and packets are sure to come, the others as they do);
 # lttng-iousagetop gives lo the bytes sent that our
@@ -239,14 +242,16 @@ check "lttng-iolatencystats: dd's O_DIRECT writes, the disk requests our block r
 # it counts none received, as on a trace of lttng-modules 2.13.
 other_events_agree() {
 	"$TRACER" record -a -o "$work/net" -e net:net_dev_xmit -e net:net_dev_queue -e net:netif_rx \
-		-e net:netif_receive_skb -e 'power:*' -e 'workqueue:*' -e napi:napi_poll -e 'signal:*' -- \
-		sh -c 'python3 -c "
+		-e net:netif_receive_skb -e 'power:*' -e 'workqueue:*' -e napi:napi_poll -e 'signal:*' \
+		-e irq_vectors:local_timer_entry -e irq_vectors:local_timer_exit -e ext4:ext4_da_write_begin \
+		-e ext4:ext4_da_write_end -e exceptions:page_fault_user -- \
+		sh -c 'dd if=/dev/zero of="$0" bs=4k count=16 2>/dev/null; rm -f "$0"; python3 -c "
 import socket
 r = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 r.bind((\"127.0.0.1\", 0))
 for i in range(10):
     socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b\"x\" * 1000, r.getsockname())
-"; sleep 1 & kill -USR1 $!; wait; sleep 0.1' >/dev/null 2>"$work/net.log" &&
+"; sleep 1 & kill -USR1 $!; wait; sleep 0.1' "$work/net.x" >/dev/null 2>"$work/net.log" &&
 		"$TRACER" export --format lttng -o "$work/net.l" "$work/net" &&
 		"$TRACER" export --format jsonl -o "$work/net.jsonl" "$work/net" &&
 		babeltrace2 "$work/net.l" >"$work/net.bt" 2>"$work/net.bt.err" && [ ! -s "$work/net.bt.err" ] &&
@@ -257,7 +262,11 @@ import collections, json, re, sys
 names = {"net:net_dev_xmit": "net_dev_xmit", "net:net_dev_queue": "net_dev_queue", "net:netif_rx": "net_if_rx",
          "net:netif_receive_skb": "net_if_receive_skb", "power:cpu_idle": "power_cpu_idle",
          "power:cpu_frequency": "power_cpu_frequency", "napi:napi_poll": "napi_poll",
-         "signal:signal_generate": "signal_generate", "signal:signal_deliver": "signal_deliver"}
+         "signal:signal_generate": "signal_generate", "signal:signal_deliver": "signal_deliver",
+         "irq_vectors:local_timer_entry": "x86_irq_vectors_local_timer_entry",
+         "irq_vectors:local_timer_exit": "x86_irq_vectors_local_timer_exit",
+         "ext4:ext4_da_write_begin": "ext4_da_write_begin", "ext4:ext4_da_write_end": "ext4_da_write_end",
+         "exceptions:page_fault_user": "exceptions:page_fault_user"}
 ours, sent = collections.Counter(), collections.Counter()
 for line in open(sys.argv[1]):
     e = json.loads(line)
@@ -266,7 +275,7 @@ for line in open(sys.argv[1]):
         ours[name] += 1
     if e["event"] == "net:net_dev_xmit":
         sent[e["fields"]["name"]] += e["fields"]["len"]
-theirs = collections.Counter(re.findall(r"^\[\S+\] \(\S+\) \S+ (\w+): ", open(sys.argv[2]).read(), re.M))
+theirs = collections.Counter(re.findall(r"^\[\S+\] \(\S+\) \S+ ([\w:]+): ", open(sys.argv[2]).read(), re.M))
 differ = {n: (c, theirs.get(n)) for n, c in ours.items() if theirs.get(n) != c}
 usage = {}
 for result in json.load(open(sys.argv[3]))["results"]:
@@ -276,10 +285,11 @@ for result in json.load(open(sys.argv[3]))["results"]:
 print("# %d kinds of event, %d records; %d kinds differ %s; lo sent: lttng-iousagetop %s, our records %d"
       % (len(ours), sum(ours.values()), len(differ), differ, usage.get("lo"), sent["lo"]))
 sys.exit(0 if not differ and ours["signal_generate"] and ours["signal_deliver"] and ours["net_dev_xmit"] >= 10 and
+         ours["ext4_da_write_begin"] >= 16 and ours["exceptions:page_fault_user"] and
          sent["lo"] >= 10000 and usage.get("lo") == sent["lo"] else 1)
 PYEOF
 }
-check "net, power, workqueue, napi and signal events under LTTng's names; lttng-iousagetop's bytes sent on lo" \
+check "net, power, workqueue, napi, signal, x86 vector and ext4 events under LTTng's names; lttng-iousagetop's bytes sent on lo" \
 	other_events_agree
 
 # Trace Compass picks its LTTng 2.9+ kernel layout by the env, then reads

@@ -16,6 +16,8 @@
  *     event of that call's name (a call is exported once); the state dump's tracer:task_state records
  *     as lttng_statedump_process_state between lttng_statedump_start and
  *     lttng_statedump_end;
+ *   - an event lttng-modules records with the kernel's own fields takes its
+ *     LTTng name (lttng_names.c: ext4, jbd2, kvm, x86 IRQ vectors...);
  *   - any other event keeps its own name (system:name) and its fields.
  * Event classes are numbered as they first come; the metadata, written
  * last, declares those that came.  A record is written field by field,
@@ -33,6 +35,7 @@
 
 #include "sinks/sink.h"
 #include "sinks/by_class.h"
+#include "sinks/lttng_names.h"
 #include "sinks/tasks.h"
 #include "common/syscalls.h"
 #include "layout/ctf.h"
@@ -454,7 +457,8 @@ static const char *after(const char *name, const char *prefix)
 /*
  * Works out m for class c: its export class (or classes) made.  0, or
  * add_class()'s -errno.  System calls: syscall_entry_NAME with the arguments,
- * syscall_exit_NAME with ret; an event lttng-modules lacks: system:name.
+ * syscall_exit_NAME with ret; an event lttng-modules records with the
+ * kernel's fields: its LTTng name (lttng_names.c); any other: system:name.
  */
 static int map_class(struct lttng *l, struct class_map *m, const struct tr_trace_class *c)
 {
@@ -479,6 +483,8 @@ static int map_class(struct lttng *l, struct class_map *m, const struct tr_trace
 						      sys_enter ? "entry" : "exit",
 						      sys_enter ? sys_enter : sys_exit), name),
 					 c->tep, "__syscall_nr");
+	else if (lt_lttng_name(c->system, c->name))
+		m->id = add_format_class(l, lt_lttng_name(c->system, c->name), c->tep, "");
 	else
 		m->id = add_format_class(l, (snprintf(name, sizeof(name), "%s:%s", c->system, c->name),
 					     name), c->tep, "");
