@@ -423,6 +423,30 @@ static void lami_task(struct lami *l, const struct sched_task *t, const struct t
 	lami_process(l, !an_key(t) ? "swapper" : task ? task->comm : "", an_task_pid(tasks, an_key(t)), an_key(t));
 }
 
+/* The latency cells of sched_columns, from the minimum on: empty ones without a latency. */
+static void lami_latencies(struct lami *l, struct an_durations *d)
+{
+	double stdev = an_durations_stdev(d);
+	unsigned int i;
+
+	if (!d->count) {
+		for (i = 0; i < 8; i++)
+			lami_empty(l);
+		return;
+	}
+	lami_duration(l, d->min);
+	lami_duration(l, an_durations_avg(d));
+	lami_duration(l, an_durations_percentile(d, 50));
+	lami_duration(l, an_durations_percentile(d, 99));
+	lami_duration(l, an_durations_percentile(d, 99.9));
+	lami_duration(l, d->max);
+	lami_timestamp(l, d->max_at);
+	if (stdev >= 0)
+		lami_duration(l, stdev);
+	else
+		lami_empty(l);
+}
+
 static void print_lami(struct sched *s, struct sched_task **rows, int n, const struct tr_tasks *tasks)
 {
 	struct lami l;
@@ -431,30 +455,12 @@ static void print_lami(struct sched *s, struct sched_task **rows, int n, const s
 	lami_results_begin(&l, s->out, s->clock_offset);
 	lami_table(&l, &sched_classes[0], NULL, s->first_ts, s->last_ts);
 	for (i = 0; i < n; i++) {
-		struct an_durations *d = &rows[i]->latency;
-		double stdev = an_durations_stdev(d);
-
 		lami_row(&l);
 		lami_task(&l, rows[i], tasks);
 		lami_duration(&l, rows[i]->runtime);
 		lami_number(&l, rows[i]->switches);
-		lami_number(&l, d->count);
-		if (!d->count) {
-			for (unsigned int j = 0; j < 8; j++)
-				lami_empty(&l);
-			continue;
-		}
-		lami_duration(&l, d->min);
-		lami_duration(&l, an_durations_avg(d));
-		lami_duration(&l, an_durations_percentile(d, 50));
-		lami_duration(&l, an_durations_percentile(d, 99));
-		lami_duration(&l, an_durations_percentile(d, 99.9));
-		lami_duration(&l, d->max);
-		lami_timestamp(&l, d->max_at);
-		if (stdev >= 0)
-			lami_duration(&l, stdev);
-		else
-			lami_empty(&l);
+		lami_number(&l, rows[i]->latency.count);
+		lami_latencies(&l, &rows[i]->latency);
 	}
 	lami_results_end(&l);
 }
