@@ -52,7 +52,7 @@ static int set_end(void *state, const char *value)
 	return 0;
 }
 
-/* ns since the epoch into t (LAMI's --begin, --end): 0, or 2 said. */
+/* ns since the epoch into t (LAMI's --begin, --end): 0, or -EINVAL said. */
 static int parse_epoch(const char *option, const char *value, struct tr_report_time *t)
 {
 	size_t digits = strspn(value, "0123456789");
@@ -265,9 +265,11 @@ static int lami_checks(struct analyze_args *a)
 		fprintf(stderr, "%s: LAMI results are the tables of sched, syscalls, irq and cpu of a trace\n", me);
 		return 2;
 	}
+	if (!a->end)
+		return 0;
 	if (o->start.given && o->start.epoch)
-		return a->end ? parse_epoch("--end", a->end, &o->end) : 0;
-	return a->end ? set_select_end(&a->s, a->end) : 0;
+		return parse_epoch("--end", a->end, &o->end) ? 2 : 0;
+	return set_select_end(&a->s, a->end) ? 2 : 0;
 }
 
 /* --test-compatibility: the analysis of the trace, its results thrown away. */

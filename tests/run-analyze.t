@@ -556,6 +556,26 @@ unknown_kind() {
 }
 check "analyze latency: refused in one line naming the analyses, exit 2" unknown_kind
 
+# LAMI's refusals, and an analysis Trace Compass asks of a trace that
+# lacks its events (--test-compatibility): the one line, exit 1, nothing
+# on standard output.
+lami_refusals() {
+	refused 2 "^tracer analyze: --metadata and --test-compatibility are --output lami's$" analyze sched --metadata &&
+		refused 2 "^tracer analyze: LAMI results are the tables of sched, syscalls, irq and cpu of a trace$" \
+			analyze offcpu --output lami "$work/t" &&
+		refused 2 "^tracer analyze: LAMI results are the tables of sched, syscalls, irq and cpu of a trace$" \
+			analyze sched --timehist --output lami "$work/t" &&
+		refused 2 "^tracer analyze: --begin '12x': not a time: ns since the epoch, as Trace Compass passes them$" \
+			analyze sched --output lami --begin 12x "$work/t" &&
+		refused 2 "^tracer analyze: --end '1.5': not a time: ns since the epoch, as Trace Compass passes them$" \
+			analyze sched --output lami --begin 1 --end 1.5 "$work/t" || return 1
+	"$TRACER" analyze irq --output lami --test-compatibility "$work/s" >"$work/compat.out" 2>"$work/compat.err"
+	local got=$?
+	[ "$got" = 1 ] && [ ! -s "$work/compat.out" ] && [ "$(wc -l <"$work/compat.err")" = 1 ] ||
+		{ echo "# exit $got"; diag "$work/compat.out" "$work/compat.err"; return 1; }
+}
+check "analyze --output lami: refusals in one line; --test-compatibility of a trace without the events, exit 1" lami_refusals
+
 # A full buffer loses exits: the calls a loss may cut are dropped and
 # said, never counted with a latency that spans the loss.  Counted here
 # from report's lines: an entry then its exit with no LOST line between.
