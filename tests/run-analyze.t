@@ -394,9 +394,15 @@ fi
 # tracer's child, tracer only what follows its attach: before it, the
 # child returns from clone, sets its robust list and signal mask (glibc's
 # fork), closes its end of a pipe and waits in a read to be let go, so
-# perf may count one more of each of those five.
+# perf may count one more of each of those five.  And perf trace -s
+# (6.1), with --sort-events too, now and then counts a call or two fewer
+# than the process made, with no loss said: 200 getppid of the 201 (the
+# helper's 200 and its shell's one) in one run of ten here, 199 once
+# under make asan.  So perf may count up to 3 calls fewer in all, never
+# more (but those five); the errors must be the same, and both must have
+# the helper's 200 getppid.
 perf_trace_agrees() {
-	perf trace -s -o "$work/pt.txt" -- "$TRACER" record -o "$work/pt" -e 'raw_syscalls:*' -- \
+	perf trace -s --sort-events -o "$work/pt.txt" -- "$TRACER" record -o "$work/pt" -e 'raw_syscalls:*' -- \
 		sh -c "echo \$\$ >$work/pt.pid; exec $GETPPID 200" >/dev/null 2>"$work/pt.log" &&
 		"$TRACER" analyze syscalls --output json --pid "$(cat "$work/pt.pid")" "$work/pt" >"$work/pt.json" ||
 		{ diag "$work/pt.log"; return 1; }
@@ -412,17 +418,21 @@ tasks = json.load(open(sys.argv[2]))["tasks"]
 ours = {c["name"]: (c["count"], c["errors"]) for t in tasks if t["tid"] == pid for c in t["calls"]}
 before_attach = {"clone", "set_robust_list", "rt_sigprocmask", "close", "read"}
 bad = []
+fewer = 0
 for name in set(theirs) | set(ours):
     t, o = theirs.get(name, (0, 0)), ours.get(name, (0, 0))
     extra = t[0] - o[0]
-    if t[1] != o[1] or not (extra == 0 or (name in before_attach and extra == 1)):
+    fewer += max(0, -extra)
+    if t[1] != o[1] or extra > (1 if name in before_attach else 0):
         bad.append((name, t, o))
-print("# %d: perf trace -s %d system calls of %d kinds, tracer %d of %d; getppid %s and %s; %d differ"
+if fewer > 3:
+    bad.append(("all", "%d calls fewer in perf's" % fewer, ""))
+print("# %d: perf trace -s %d system calls of %d kinds, tracer %d of %d; getppid %s and %s; perf %d fewer; %d differ"
       % (pid, sum(c for c, e in theirs.values()), len(theirs), sum(c for c, e in ours.values()), len(ours),
-         theirs.get("getppid"), ours.get("getppid"), len(bad)))
+         theirs.get("getppid"), ours.get("getppid"), fewer, len(bad)))
 for b in bad[:5]:
     print("# %s: perf (calls, errors) %s, tracer %s" % b)
-sys.exit(0 if theirs and ours.get("getppid", (0, 0))[0] >= 200 and not bad else 1)
+sys.exit(0 if theirs.get("getppid", (0, 0))[0] >= 200 and ours.get("getppid", (0, 0))[0] >= 200 and not bad else 1)
 PYEOF
 }
 # Against perf sched latency, perf recording tracer recording a shell that
