@@ -347,18 +347,26 @@ check "analyze --output lami: results Trace Compass reads, with lttng-schedstats
 # wait into its run.  So no CPU is idle while perf records: one
 # SCHED_IDLE spinner per CPU gives way to the shell at once, and the
 # shell's switches in come from a task both tools see.
-perf_timehist_agrees() {
-	local cpu spinners=()
+spinners=()
+spin() { # spin: a SCHED_IDLE spinner on each CPU this test may use, in spinners
+	local cpu
 	for cpu in $(python3 -c "import os; print(*sorted(os.sched_getaffinity(0)))"); do
 		taskset -c "$cpu" chrt -i 0 sh -c 'while :; do :; done' &
 		spinners+=($!)
 	done
+}
+unspin() {
+	kill "${spinners[@]}" && wait "${spinners[@]}" 2>/dev/null
+	spinners=()
+}
+perf_timehist_agrees() {
+	spin
 	perf sched record -a -o "$work/perf.data" -- \
 		"$TRACER" record -a -o "$work/p" -e sched:sched_switch -e sched:sched_waking \
 		-e sched:sched_wakeup_new -- sh -c "echo \$\$ >$work/p.pid; for i in 1 2 3 4 5; do sleep 0.01; done" \
 		>/dev/null 2>"$work/perf.log"
 	local recorded=$?
-	kill "${spinners[@]}" && wait "${spinners[@]}" 2>/dev/null
+	unspin
 	[ "$recorded" = 0 ] || { diag "$work/perf.log"; return 1; }
 	perf sched timehist -i "$work/perf.data" >"$work/perf.timehist" 2>/dev/null &&
 		"$TRACER" analyze sched --timehist "$work/p" >"$work/ours.timehist" || { diag "$work/perf.log"; return 1; }
@@ -444,12 +452,18 @@ PYEOF
 # ended inside both traces: as many delays in perf's as wake-ups in
 # analyze sched's, and the same longest to 5 us.  perf counts the wait
 # of a preempted task too: a sleep the trace shows preempted (switched
-# out runnable) may have more and longer ones in perf's.
+# out runnable) may have more and longer ones in perf's.  No CPU idles
+# while perf records (spin, above): perf misses switches out of CPU 1's
+# idle task here, and on a quiet machine it measured no sleep at all.
 perf_latency_agrees() {
+	spin
 	perf record -q -a -o "$work/pl.data" -e sched:sched_switch -e sched:sched_wakeup -e sched:sched_wakeup_new \
 		-e sched:sched_stat_runtime -e sched:sched_migrate_task -- \
 		"$TRACER" record -a -o "$work/pl" -e sched:sched_switch -e sched:sched_wakeup -e sched:sched_wakeup_new -- \
-		sh -c "for i in 1 2 3 4 5; do sleep 0.01; done" >/dev/null 2>"$work/pl.log" &&
+		sh -c "for i in 1 2 3 4 5; do sleep 0.01; done" >/dev/null 2>"$work/pl.log"
+	local recorded=$?
+	unspin
+	[ "$recorded" = 0 ] &&
 		perf sched latency -p -i "$work/pl.data" >"$work/pl.perf" 2>/dev/null &&
 		"$TRACER" analyze sched --output json "$work/pl" >"$work/pl.json" &&
 		"$TRACER" export --format jsonl -o "$work/pl.jsonl" "$work/pl" || { diag "$work/pl.log"; return 1; }
