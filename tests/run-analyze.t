@@ -405,10 +405,10 @@ fi
 # perf may count one more of each of those five.  And perf trace -s
 # (6.1), with --sort-events too, now and then counts a call or two fewer
 # than the process made, with no loss said: 200 getppid of the 201 (the
-# helper's 200 and its shell's one) in one run of ten here, 199 once
-# under make asan.  So perf may count up to 3 calls fewer in all, never
-# more (but those five); the errors must be the same, and both must have
-# the helper's 200 getppid.
+# helper's 200 and its shell's one) in one run of ten here, 199 in a
+# quiet make check and once under make asan.  So perf may count a few
+# calls fewer (at most 1% of them), never more (but those five); the
+# errors must be the same, and tracer must have the helper's 200 getppid.
 perf_trace_agrees() {
 	perf trace -s --sort-events -o "$work/pt.txt" -- "$TRACER" record -o "$work/pt" -e 'raw_syscalls:*' -- \
 		sh -c "echo \$\$ >$work/pt.pid; exec $GETPPID 200" >/dev/null 2>"$work/pt.log" &&
@@ -433,14 +433,14 @@ for name in set(theirs) | set(ours):
     fewer += max(0, -extra)
     if t[1] != o[1] or extra > (1 if name in before_attach else 0):
         bad.append((name, t, o))
-if fewer > 3:
+if fewer > max(3, sum(c for c, e in ours.values()) // 100):
     bad.append(("all", "%d calls fewer in perf's" % fewer, ""))
 print("# %d: perf trace -s %d system calls of %d kinds, tracer %d of %d; getppid %s and %s; perf %d fewer; %d differ"
       % (pid, sum(c for c, e in theirs.values()), len(theirs), sum(c for c, e in ours.values()), len(ours),
          theirs.get("getppid"), ours.get("getppid"), fewer, len(bad)))
 for b in bad[:5]:
     print("# %s: perf (calls, errors) %s, tracer %s" % b)
-sys.exit(0 if theirs.get("getppid", (0, 0))[0] >= 200 and ours.get("getppid", (0, 0))[0] >= 200 and not bad else 1)
+sys.exit(0 if theirs and ours.get("getppid", (0, 0))[0] >= 200 and not bad else 1)
 PYEOF
 }
 # Against perf sched latency, perf recording tracer recording a shell that
